@@ -1,0 +1,128 @@
+package io.jobq.application.port;
+
+import io.jobq.domain.fairness.TenantWeight;
+import io.jobq.domain.job.Job;
+import io.jobq.domain.job.JobId;
+import io.jobq.domain.job.JobState;
+import io.jobq.domain.job.QueueName;
+import io.jobq.domain.lease.FencingToken;
+import io.jobq.domain.tenant.TenantId;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * All of jobq's persistence. Every time that decides a job's fate (run_at, lease expiry, backoff
+ * due) is taken from the store's clock (the database's {@code now()}), never the caller's.
+ *
+ * <p>Every method may throw {@link StoreUnavailableException} when the store cannot be reached,
+ * and {@link JobQueueException} for any other infrastructure failure. A write that throws has
+ * changed nothing (each method is one transaction).
+ */
+public interface JobStore {
+
+    /**
+     * Enqueues one job. Runnable now (zero delay): queued with the tenant's next fair start tag, and
+     * idle workers of its queue are woken when the transaction commits. Positive delay: scheduled
+     * at {@code now() + delay}; its start tag is assigned when it is promoted.
+     *
+     * @return {@link EnqueueResult.Created}, or {@link EnqueueResult.Existing} with the original job
+     *     when the tenant already used {@code job.idempotencyKey()}; in that case nothing was written
+     *     and the tenant was not charged virtual time
+     */
+    EnqueueResult enqueue(NewJob job);
+
+    /**
+     * Enqueues 1..1,000 jobs of one tenant in one INSERT; they get consecutive start tags in list
+     * order. All or nothing.
+     *
+     * @return the new ids in payload order
+     */
+    List<JobId> enqueueBatch(NewJobBatch batch);
+
+    /**
+     * Claims up to {@code req.limit()} queued jobs, lowest start tag first (by the store's claim
+     * order), leased to {@code req.worker()} until {@code now() + req.leaseFor()}. Each claim
+     * increments the job's attempts. Jobs locked by a concurrent claimer are skipped, not waited on.
+     *
+     * @return 0..limit running jobs in claim order, each carrying its lease; use
+     *     {@link Job#fencingToken()} for later writes
+     */
+    List<Job> claim(ClaimRequest req);
+
+    /**
+     * Marks the run {@code token} done with an optional JSON result.
+     *
+     * @param resultJson JSON text; text the database cannot store (a NUL) is sanitised, never refused
+     * @return {@link FencedWrite.Applied} with the done job, or {@link FencedWrite.Rejected} when the
+     *     row no longer carries the token
+     */
+    FencedWrite complete(FencingToken token, Optional<String> resultJson);
+
+    /**
+     * Records a failed run. Retryable with attempts left: scheduled at {@code now() + backoff}
+     * (full jitter). Permanent, or the last allowed attempt: dead.
+     *
+     * @param error the failure message; sanitised (no NUL, valid UTF-16) and bounded to
+     *     {@value #MAX_ERROR_BYTES} UTF-8 bytes with a truncation marker, never refused
+     * @return {@link FencedWrite.Applied} with the scheduled or dead job, or {@link FencedWrite.Rejected}
+     */
+    FencedWrite fail(FencingToken token, String error, boolean permanent);
+
+    /** Longest stored {@code last_error}, in UTF-8 bytes (8 KiB). */
+    int MAX_ERROR_BYTES = 8192;
+
+    /**
+     * Extends, in one statement, the lease of every run in {@code tokens} that still holds it, to
+     * {@code now() + leaseFor}.
+     *
+     * @return the tokens whose run no longer holds its lease (reaped, re-claimed, finished); empty when all were extended
+     */
+    Set<FencingToken> heartbeat(Collection<FencingToken> tokens, Duration leaseFor);
+
+    /**
+     * Reaps up to {@code limit} running jobs whose lease has expired: scheduled with backoff, or dead
+     * when that was their last allowed attempt. {@code last_error} names the expired lease and its owner.
+     *
+     * @return how many jobs were reaped
+     */
+    int reapExpiredLeases(int limit);
+
+    /**
+     * Promotes up to {@code limit} scheduled jobs whose {@code run_at} has passed to queued, each with a
+     * fresh fair start tag. Safe to run from many workers at once (no deadlock, each job promoted once).
+     *
+     * @return how many jobs were promoted
+     */
+    int promoteDue(int limit);
+
+    /** Requeues a dead job with a fresh fair start tag and a fresh budget of {@code max_attempts} attempts. */
+    RetryResult retryDead(JobId id);
+
+    /**
+     * Sets a tenant's weight in a queue, creating the tenant if needed. Applies to start tags handed out
+     * afterwards; jobs already queued keep theirs.
+     */
+    TenantSettings setWeight(TenantId tenant, QueueName queue, TenantWeight weight);
+
+    /** The job, if it exists. */
+    Optional<Job> get(JobId id);
+
+    /** A page of jobs, newest first. */
+    List<Job> list(JobQuery query);
+
+    /** Job counts by queue, then state; states with no jobs are omitted. */
+    Map<QueueName, Map<JobState, Long>> countsByQueueAndState();
+
+    /** Per queue with queued jobs: how long the oldest queued job has been runnable. */
+    Map<QueueName, Duration> oldestRunnableAge();
+
+    /** The {@code limit} largest backlogs (queued jobs) by queue and tenant, largest first. */
+    List<Backlog> largestBacklogs(int limit);
+
+    /** One round trip to the store; throws {@link StoreUnavailableException} if it cannot be reached. */
+    void ping();
+}

@@ -1,0 +1,79 @@
+package io.jobq.application.port;
+
+import io.jobq.domain.job.Job;
+import io.jobq.domain.job.QueueName;
+import io.jobq.domain.job.TaskName;
+import io.jobq.domain.tenant.TenantId;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * One job to enqueue.
+ *
+ * @param payload JSON text (any JSON value); it must not contain a {@code \u0000} escape, which jsonb refuses
+ * @param maxAttempts 1..100
+ * @param delay zero for runnable now (queued with a fair vtime); positive for scheduled at the
+ *     database's {@code now() + delay}; at most 365 days
+ * @param idempotencyKey 1..255 characters, unique per tenant; a repeat returns the original job
+ */
+public record NewJob(
+        TenantId tenant,
+        QueueName queue,
+        TaskName task,
+        String payload,
+        int maxAttempts,
+        Duration delay,
+        Optional<String> idempotencyKey) {
+
+    /** Longest delay accepted: 365 days (31,536,000 s). */
+    public static final Duration MAX_DELAY = Duration.ofDays(365);
+    /** Longest idempotency key accepted, in characters. */
+    public static final int MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+
+    /** @throws IllegalArgumentException naming the field that is out of range */
+    public NewJob {
+        Objects.requireNonNull(tenant, "tenant");
+        Objects.requireNonNull(queue, "queue");
+        Objects.requireNonNull(task, "task");
+        Objects.requireNonNull(payload, "payload");
+        Objects.requireNonNull(delay, "delay");
+        Objects.requireNonNull(idempotencyKey, "idempotencyKey");
+        checkMaxAttempts(maxAttempts);
+        checkDelay(delay);
+        idempotencyKey.ifPresent(k -> {
+            if (k.isEmpty() || k.length() > MAX_IDEMPOTENCY_KEY_LENGTH) {
+                throw new IllegalArgumentException("idempotency_key must be 1-255 characters, was " + k.length());
+            }
+        });
+    }
+
+    /** A runnable job with an empty payload, the default attempt budget and no key. */
+    public static NewJob of(TenantId tenant, QueueName queue, TaskName task, String payload) {
+        return new NewJob(tenant, queue, task, payload, Job.DEFAULT_MAX_ATTEMPTS, Duration.ZERO, Optional.empty());
+    }
+
+    public NewJob withDelay(Duration newDelay) {
+        return new NewJob(tenant, queue, task, payload, maxAttempts, newDelay, idempotencyKey);
+    }
+
+    public NewJob withMaxAttempts(int newMaxAttempts) {
+        return new NewJob(tenant, queue, task, payload, newMaxAttempts, delay, idempotencyKey);
+    }
+
+    public NewJob withIdempotencyKey(String key) {
+        return new NewJob(tenant, queue, task, payload, maxAttempts, delay, Optional.of(key));
+    }
+
+    static void checkMaxAttempts(int maxAttempts) {
+        if (maxAttempts < 1 || maxAttempts > Job.MAX_MAX_ATTEMPTS) {
+            throw new IllegalArgumentException("max_attempts must be 1-" + Job.MAX_MAX_ATTEMPTS + ", was " + maxAttempts);
+        }
+    }
+
+    static void checkDelay(Duration delay) {
+        if (delay.isNegative() || delay.compareTo(MAX_DELAY) > 0) {
+            throw new IllegalArgumentException("delay_seconds must be 0-31536000, was " + delay.toMillis() / 1000.0);
+        }
+    }
+}

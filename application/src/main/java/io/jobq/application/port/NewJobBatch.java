@@ -1,0 +1,34 @@
+package io.jobq.application.port;
+
+import io.jobq.domain.job.QueueName;
+import io.jobq.domain.job.TaskName;
+import io.jobq.domain.tenant.TenantId;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Up to 1,000 jobs of one tenant, queue and task, enqueued by one INSERT. Their vtimes are
+ * consecutive start tags of the tenant, in list order.
+ *
+ * @param payloads 1..1,000 JSON texts
+ */
+public record NewJobBatch(
+        TenantId tenant, QueueName queue, TaskName task, List<String> payloads, int maxAttempts, Duration delay) {
+    /** Most payloads in one batch. */
+    public static final int MAX_SIZE = 1000;
+
+    /** @throws IllegalArgumentException naming the field that is out of range */
+    public NewJobBatch {
+        Objects.requireNonNull(tenant, "tenant");
+        Objects.requireNonNull(queue, "queue");
+        Objects.requireNonNull(task, "task");
+        Objects.requireNonNull(delay, "delay");
+        payloads = List.copyOf(payloads);
+        if (payloads.isEmpty() || payloads.size() > MAX_SIZE) {
+            throw new IllegalArgumentException("payloads must hold 1-" + MAX_SIZE + " items, had " + payloads.size());
+        }
+        NewJob.checkMaxAttempts(maxAttempts);
+        NewJob.checkDelay(delay);
+    }
+}

@@ -1,0 +1,37 @@
+package io.jobq.application.port;
+
+import io.jobq.domain.job.QueueName;
+import java.util.Set;
+
+/**
+ * Wakes idle workers when work arrives, so they need not poll. The store sends wake-ups itself in
+ * the enqueuing transaction (delivered on commit only); this port is the receiving side, plus
+ * {@link #wake} for sending one outside a store transaction.
+ *
+ * <p>Delivery is best effort: a wake-up sent while the listener reconnects is lost. The channel
+ * therefore calls {@code onWakeup} after every (re)connect too, and workers keep a fallback poll.
+ */
+public interface WakeupChannel extends AutoCloseable {
+
+    /**
+     * Starts listening in the background. {@code onWakeup} is called (on the channel's thread; it must
+     * not block) for each wake-up for one of {@code queues}, and once after each successful
+     * (re)connect.
+     *
+     * @throws IllegalStateException if already started
+     */
+    void start(Set<QueueName> queues, Runnable onWakeup);
+
+    /** Sends a wake-up for {@code queue} to every listener now. */
+    void wake(QueueName queue);
+
+    /** Whether the listener is connected right now. */
+    boolean isConnected();
+
+    /** How many times the listener has reconnected after losing its connection. */
+    long reconnects();
+
+    /** Stops listening and releases the connection. Idempotent. */
+    @Override
+    void close();
+}

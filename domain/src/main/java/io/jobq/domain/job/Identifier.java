@@ -1,0 +1,52 @@
+package io.jobq.domain.job;
+
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * The one rule shared by tenant, queue and task names: 1 to 128 characters of
+ * {@code [A-Za-z0-9_.:-]}. Keeping the alphabet this small means a name is safe in a log line, a
+ * metric label, a URL path segment and a NOTIFY payload without escaping, and can never carry a NUL
+ * or a lone surrogate into PostgreSQL.
+ */
+public final class Identifier {
+    /** Longest accepted name, in characters (the columns are {@code varchar(128)}). */
+    public static final int MAX_LENGTH = 128;
+
+    private static final Pattern ALPHABET = Pattern.compile("[A-Za-z0-9_.:-]{1," + MAX_LENGTH + "}");
+
+    private Identifier() {}
+
+    /**
+     * Returns {@code value} unchanged when it is a valid name.
+     *
+     * @param what what the name is, for the error message ("tenant", "queue", "task")
+     * @throws NullPointerException if {@code value} is null
+     * @throws IllegalArgumentException if it is empty, longer than 128 characters, or has a
+     *     character outside {@code [A-Za-z0-9_.:-]}
+     */
+    public static String check(String what, String value) {
+        Objects.requireNonNull(value, what);
+        if (!ALPHABET.matcher(value).matches()) {
+            throw new IllegalArgumentException(what + " must be 1-" + MAX_LENGTH
+                    + " characters of [A-Za-z0-9_.:-], was " + describe(value));
+        }
+        return value;
+    }
+
+    /** Whether {@code value} would pass {@link #check}. */
+    public static boolean isValid(String value) {
+        return value != null && ALPHABET.matcher(value).matches();
+    }
+
+    private static String describe(String value) {
+        if (value.isEmpty()) return "empty";
+        if (value.length() > MAX_LENGTH) return value.length() + " characters long";
+        StringBuilder out = new StringBuilder("\"");
+        value.codePoints().limit(40).forEach(cp -> {
+            if (cp >= 0x20 && cp < 0x7f) out.appendCodePoint(cp);
+            else out.append(String.format("\\u%04x", cp));
+        });
+        return out.append(value.length() > 40 ? "...\"" : "\"").toString();
+    }
+}

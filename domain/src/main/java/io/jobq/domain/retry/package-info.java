@@ -1,0 +1,2 @@
+/** Retry timing: exponential backoff with full jitter. */
+package io.jobq.domain.retry;
