@@ -1,0 +1,124 @@
+package io.jobq.postgres;
+
+import static io.jobq.postgres.schema.Tables.JOBS;
+import static org.jooq.impl.DSL.val;
+
+import io.jobq.domain.job.Job;
+import io.jobq.domain.job.QueueName;
+import io.jobq.domain.job.TaskName;
+import io.jobq.domain.tenant.TenantId;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.jooq.DSLContext;
+import org.jooq.exception.DataAccessException;
+import org.jooq.impl.SQLDataType;
+
+/**
+ * The enqueue statements, shared by {@link PostgresJobStore} (its own transaction) and
+ * {@link JobClient} (the caller's). Each enqueue is ONE statement: charge the tenant's virtual time
+ * (locking its row), insert 1..1,000 jobs, and {@code pg_notify} — which PostgreSQL delivers only on
+ * commit, so a woken worker never looks for a row it cannot see yet, and a rollback sends nothing.
+ */
+final class Enqueuer {
+    /** The NOTIFY channel; the payload is the queue name only, never the job's payload (8,000-byte cap). */
+    static final String CHANNEL = "jobq_wakeup";
+
+    /**
+     * V(queue), the queue's virtual time: the lowest tag still queued (one probe of jobs_runnable), or
+     * when nothing is queued the highest tag handed out in the queue (tenants_queue_last_vtime), so a
+     * tenant arriving at an empty queue does not restart from 0 and bank credit.
+     */
+    static final String QUEUE_VTIME = """
+            coalesce(
+                (SELECT j.vtime FROM jobs j WHERE j.state = 'queued' AND j.queue = {0}
+                 ORDER BY j.vtime, j.id LIMIT 1),
+                (SELECT max(t.last_vtime) FROM tenants t WHERE t.queue = {0}),
+                0)""";
+
+    /**
+     * Runnable now. The upsert on tenants takes the tenant's row lock (ON CONFLICT DO UPDATE), so one
+     * tenant's concurrent enqueues are serialised and get distinct increasing tags:
+     * the k-th of n jobs gets max(V, last) + k/weight, i.e. new_last - (n-k)/weight.
+     */
+    private static final String INSERT_QUEUED = """
+            WITH v AS MATERIALIZED (
+                SELECT %s AS now_v
+            ), charged AS (
+                INSERT INTO tenants AS t (queue, tenant, last_vtime)
+                SELECT {0}, {1}, v.now_v + {3} FROM v
+                ON CONFLICT (queue, tenant) DO UPDATE
+                    SET last_vtime = greatest(t.last_vtime, (SELECT now_v FROM v)) + {3} / t.weight
+                RETURNING t.last_vtime, t.weight
+            ), inserted AS (
+                INSERT INTO jobs (queue, tenant, task, payload, state, vtime, run_at, max_attempts, idempotency_key)
+                SELECT {0}, {1}, {2}, p.payload::jsonb, 'queued', c.last_vtime - ({3} - p.ord) / c.weight,
+                       now(), {4}, {5}
+                FROM unnest({6}::text[]) WITH ORDINALITY AS p(payload, ord) CROSS JOIN charged c
+                ORDER BY p.ord
+                ON CONFLICT (tenant, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+                RETURNING *
+            )
+            SELECT i.* FROM inserted i
+            CROSS JOIN (SELECT pg_notify('%s', {0}) FROM (SELECT 1 FROM inserted LIMIT 1) any_row) notified
+            ORDER BY i.id""".formatted(QUEUE_VTIME, CHANNEL);
+
+    /**
+     * Delayed: scheduled at the database's now() + delay, no tag yet (promotion assigns one), so a
+     * delayed job neither charges the tenant nor sits in the claim index. The tenant row is created if
+     * missing (jobs reference it) but not locked.
+     */
+    private static final String INSERT_SCHEDULED = """
+            WITH tenant_row AS (
+                INSERT INTO tenants (queue, tenant) VALUES ({0}, {1}) ON CONFLICT DO NOTHING
+            ), inserted AS (
+                INSERT INTO jobs (queue, tenant, task, payload, state, vtime, run_at, max_attempts, idempotency_key)
+                SELECT {0}, {1}, {2}, p.payload::jsonb, 'scheduled', NULL,
+                       now() + {3}::float8 * interval '1 millisecond', {4}, {5}
+                FROM unnest({6}::text[]) WITH ORDINALITY AS p(payload, ord)
+                ORDER BY p.ord
+                ON CONFLICT (tenant, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+                RETURNING *
+            )
+            SELECT i.* FROM inserted i ORDER BY i.id""";
+
+    private Enqueuer() {}
+
+    /**
+     * Runs one enqueue statement on {@code tx}, which must be inside a transaction.
+     *
+     * @return the inserted jobs in payload order; EMPTY when the idempotency key was taken (the caller
+     *     must then roll back, so the tenant's charge is undone, and read the existing job)
+     * @throws IllegalArgumentException if PostgreSQL refuses a payload (invalid JSON, or a NUL escape)
+     */
+    static List<Job> insert(DSLContext tx, TenantId tenant, QueueName queue, TaskName task, List<String> payloads,
+            int maxAttempts, Duration delay, Optional<String> idempotencyKey) {
+        String[] texts = payloads.toArray(String[]::new);
+        try {
+            if (delay.isZero()) {
+                return tx.resultQuery(INSERT_QUEUED, queue.value(), tenant.value(), task.value(),
+                                val(texts.length, SQLDataType.INTEGER), val(maxAttempts, SQLDataType.INTEGER),
+                                val(idempotencyKey.orElse(null), SQLDataType.VARCHAR), texts)
+                        .fetch(JobRows::toJob);
+            }
+            return tx.resultQuery(INSERT_SCHEDULED, queue.value(), tenant.value(), task.value(),
+                            val(delay.toMillis(), SQLDataType.BIGINT), val(maxAttempts, SQLDataType.INTEGER),
+                            val(idempotencyKey.orElse(null), SQLDataType.VARCHAR), texts)
+                    .fetch(JobRows::toJob);
+        } catch (DataAccessException e) {
+            String state = StoreErrors.sqlState(e);
+            // 22P02 invalid text representation (not JSON), 22P05 untranslatable character (\u0000 in jsonb)
+            if ("22P02".equals(state) || "22P05".equals(state)) {
+                throw new IllegalArgumentException("payload is not storable JSON: " + e.getCause().getMessage(), e);
+            }
+            throw e;
+        }
+    }
+
+    /** The job a tenant already enqueued with {@code key}, if one is visible to {@code dsl}. */
+    static Optional<Job> findByKey(DSLContext dsl, TenantId tenant, String key) {
+        return dsl.selectFrom(JOBS)
+                .where(JOBS.TENANT.eq(tenant.value()).and(JOBS.IDEMPOTENCY_KEY.eq(key)))
+                .fetchOptional(JobRows::toJob);
+    }
+}

@@ -1,0 +1,125 @@
+package io.jobq.postgres;
+
+import io.jobq.application.port.EnqueueResult;
+import io.jobq.application.port.JobQueueException;
+import io.jobq.application.port.NewJob;
+import io.jobq.application.port.NewJobBatch;
+import io.jobq.domain.job.Job;
+import io.jobq.domain.job.JobId;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Savepoint;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+
+/**
+ * Enqueues jobs inside the caller's own transaction, so a job exists if and only if the caller's
+ * business change commits (the transactional outbox, without the outbox):
+ *
+ * <pre>{@code
+ * try (Connection c = dataSource.getConnection()) {
+ *     c.setAutoCommit(false);
+ *     insertOrder(c, order);                                   // your own write
+ *     jobClient.enqueue(c, NewJob.of(tenant, QueueName.DEFAULT, TaskName.of("send_receipt"), json));
+ *     c.commit();                                              // job visible, workers woken
+ * }                                                            // rollback: no job, no wake-up, no vtime charged
+ * }</pre>
+ *
+ * <p>Commit makes the job visible and delivers the wake-up (PostgreSQL sends NOTIFY on commit only);
+ * rollback leaves no job, no notification and no virtual-time charge. With an idempotency key the
+ * insert runs under a savepoint: a repeated key rolls back to it (undoing the tenant's charge, keeping
+ * the caller's other work) and returns the existing job. At READ COMMITTED, a competing enqueue of the
+ * same key that has not committed yet makes this call wait for its outcome. At REPEATABLE READ or
+ * SERIALIZABLE, a competitor's committed row the caller's snapshot cannot see raises
+ * {@link ConcurrentUpdateException}: retry the caller's transaction.
+ *
+ * <p>Stateless and thread-safe; it holds no connection.
+ */
+public final class JobClient {
+
+    /**
+     * Enqueues one job on {@code connection} within its current transaction; never commits or rolls
+     * back the caller's work. On a connection in auto-commit mode the enqueue is its own transaction.
+     *
+     * @return {@link EnqueueResult.Created}, or {@link EnqueueResult.Existing} for a key the tenant already used
+     * @throws ConcurrentUpdateException at REPEATABLE READ or above when a competitor committed the same key
+     * @throws io.jobq.application.port.StoreUnavailableException if the connection is broken
+     * @throws IllegalArgumentException if PostgreSQL refuses the payload
+     */
+    public EnqueueResult enqueue(Connection connection, NewJob job) {
+        Objects.requireNonNull(connection, "connection");
+        Objects.requireNonNull(job, "job");
+        return inTransaction(connection, "enqueue", () -> {
+            DSLContext tx = DSL.using(connection, SQLDialect.POSTGRES, PostgresJobStore.jooqSettings());
+            Savepoint savepoint = job.idempotencyKey().isPresent() ? connection.setSavepoint() : null;
+            List<Job> rows = Enqueuer.insert(tx, job.tenant(), job.queue(), job.task(), List.of(job.payload()),
+                    job.maxAttempts(), job.delay(), job.idempotencyKey());
+            if (!rows.isEmpty()) {
+                if (savepoint != null) connection.releaseSavepoint(savepoint);
+                return new EnqueueResult.Created(rows.getFirst());
+            }
+            // The key is taken: undo this insert's tenant charge, keep the caller's other work.
+            connection.rollback(savepoint);
+            Optional<Job> existing = Enqueuer.findByKey(tx, job.tenant(), job.idempotencyKey().orElseThrow());
+            return new EnqueueResult.Existing(existing.orElseThrow(() -> new ConcurrentUpdateException("enqueue",
+                    new IllegalStateException("idempotency key " + job.idempotencyKey().get()
+                            + " is taken by a row this transaction's snapshot cannot see"))));
+        });
+    }
+
+    /** Enqueues one job through a jOOQ context bound to the caller's transaction. Same contract as above. */
+    public EnqueueResult enqueue(DSLContext dsl, NewJob job) {
+        return dsl.connectionResult(c -> enqueue(c, job));
+    }
+
+    /**
+     * Enqueues 1..1,000 jobs of one tenant in one INSERT within the caller's transaction.
+     *
+     * @return the new ids in payload order
+     */
+    public List<JobId> enqueueBatch(Connection connection, NewJobBatch batch) {
+        Objects.requireNonNull(connection, "connection");
+        Objects.requireNonNull(batch, "batch");
+        return inTransaction(connection, "enqueue batch", () -> {
+            DSLContext tx = DSL.using(connection, SQLDialect.POSTGRES, PostgresJobStore.jooqSettings());
+            return Enqueuer.insert(tx, batch.tenant(), batch.queue(), batch.task(), batch.payloads(), batch.maxAttempts(),
+                    batch.delay(), Optional.empty()).stream().map(Job::id).toList();
+        });
+    }
+
+    /** Enqueues a batch through a jOOQ context bound to the caller's transaction. */
+    public List<JobId> enqueueBatch(DSLContext dsl, NewJobBatch batch) {
+        return dsl.connectionResult(c -> enqueueBatch(c, batch));
+    }
+
+    private interface SqlWork<T> {
+        T run() throws SQLException;
+    }
+
+    private static <T> T inTransaction(Connection connection, String operation, SqlWork<T> work) {
+        try {
+            boolean autoCommit = connection.getAutoCommit();
+            if (!autoCommit) return work.run();
+            // No caller transaction: make one, so the idempotency savepoint and the charge are atomic.
+            connection.setAutoCommit(false);
+            try {
+                T result = work.run();
+                connection.commit();
+                return result;
+            } catch (SQLException | RuntimeException e) {
+                connection.rollback();
+                throw e;
+            } finally {
+                connection.setAutoCommit(true);
+            }
+        } catch (SQLException e) {
+            throw StoreErrors.translate(operation, new org.jooq.exception.DataAccessException(e.getMessage(), e));
+        } catch (RuntimeException e) {
+            throw StoreErrors.translate(operation, e);
+        }
+    }
+}

@@ -1,0 +1,505 @@
+package io.jobq.postgres;
+
+import static io.jobq.postgres.schema.Tables.JOBS;
+import static io.jobq.postgres.schema.Tables.TENANTS;
+import static org.jooq.impl.DSL.val;
+
+import io.jobq.application.port.Backlog;
+import io.jobq.application.port.ClaimRequest;
+import io.jobq.application.port.EnqueueResult;
+import io.jobq.application.port.FencedWrite;
+import io.jobq.application.port.JobQuery;
+import io.jobq.application.port.JobQueueException;
+import io.jobq.application.port.JobStore;
+import io.jobq.application.port.NewJob;
+import io.jobq.application.port.NewJobBatch;
+import io.jobq.application.port.RetryResult;
+import io.jobq.application.port.TenantSettings;
+import io.jobq.domain.fairness.TenantWeight;
+import io.jobq.domain.job.Job;
+import io.jobq.domain.job.JobId;
+import io.jobq.domain.job.JobState;
+import io.jobq.domain.job.QueueName;
+import io.jobq.domain.job.StoredText;
+import io.jobq.domain.lease.FencingToken;
+import io.jobq.domain.retry.BackoffPolicy;
+import io.jobq.domain.tenant.TenantId;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Supplier;
+import javax.sql.DataSource;
+import org.jooq.Condition;
+import org.jooq.DSLContext;
+import org.jooq.Record;
+import org.jooq.SQLDialect;
+import org.jooq.conf.Settings;
+import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
+
+/**
+ * The {@link JobStore} on PostgreSQL. Each method is one short transaction on a pooled connection;
+ * no transaction or row lock is held while a handler runs (a claim commits at once and leaves a lease).
+ * Every time that decides a job's fate comes from the database's {@code now()}.
+ *
+ * <p>Thread-safe; share one instance per pool.
+ */
+public final class PostgresJobStore implements JobStore {
+
+    /**
+     * How the store claims and retries.
+     *
+     * @param claimOrder which queued job goes first. Default: {@link ClaimOrder#FAIR}.
+     * @param lockMode how a claim treats rows another claimer locked. Default: {@link LockMode#SKIP_LOCKED}.
+     * @param backoff the delay before a retry after a failed or expired attempt. Default: base 1 s, cap 10 min.
+     */
+    public record Options(ClaimOrder claimOrder, LockMode lockMode, BackoffPolicy backoff) {
+        public static final Options DEFAULTS = new Options(ClaimOrder.FAIR, LockMode.SKIP_LOCKED, BackoffPolicy.defaults());
+
+        public Options {
+            Objects.requireNonNull(claimOrder, "claimOrder");
+            Objects.requireNonNull(lockMode, "lockMode");
+            Objects.requireNonNull(backoff, "backoff");
+        }
+
+        public Options withClaimOrder(ClaimOrder order) {
+            return new Options(order, lockMode, backoff);
+        }
+
+        public Options withLockMode(LockMode mode) {
+            return new Options(claimOrder, mode, backoff);
+        }
+
+        public Options withBackoff(BackoffPolicy policy) {
+            return new Options(claimOrder, lockMode, policy);
+        }
+    }
+
+    /** Most times an idempotent enqueue re-reads after losing a race to a competitor that then rolled back. */
+    private static final int IDEMPOTENCY_ROUNDS = 5;
+
+    private final DSLContext dsl;
+    private final Options options;
+
+    public PostgresJobStore(DataSource dataSource, Options options) {
+        this.dsl = DSL.using(Objects.requireNonNull(dataSource, "dataSource"), SQLDialect.POSTGRES, jooqSettings());
+        this.options = Objects.requireNonNull(options, "options");
+    }
+
+    public PostgresJobStore(DataSource dataSource) {
+        this(dataSource, Options.DEFAULTS);
+    }
+
+    static Settings jooqSettings() {
+        // No schema prefix: the store works in whatever schema the connection's search_path names.
+        return new Settings().withRenderSchema(false).withExecuteLogging(false);
+    }
+
+    public Options options() {
+        return options;
+    }
+
+    // ---------------------------------------------------------------- enqueue
+
+    @Override
+    public EnqueueResult enqueue(NewJob job) {
+        return run("enqueue", () -> {
+            for (int round = 0; round < IDEMPOTENCY_ROUNDS; round++) {
+                Optional<Job> created = insertOrRollBack(job);
+                if (created.isPresent()) return new EnqueueResult.Created(created.get());
+                // The key is taken. ON CONFLICT waited for the competitor to commit, so its row is
+                // visible now, unless it was deleted meanwhile: then try the insert again.
+                Optional<Job> existing = Enqueuer.findByKey(dsl, job.tenant(), job.idempotencyKey().orElseThrow());
+                if (existing.isPresent()) return new EnqueueResult.Existing(existing.get());
+            }
+            throw new JobQueueException("enqueue with idempotency key raced " + IDEMPOTENCY_ROUNDS
+                    + " times without settling; retry the request");
+        });
+    }
+
+    /** The created job, or empty after rolling back when the idempotency key was taken. */
+    private Optional<Job> insertOrRollBack(NewJob job) {
+        try {
+            return Optional.of(dsl.transactionResult(cfg -> {
+                List<Job> rows = Enqueuer.insert(cfg.dsl(), job.tenant(), job.queue(), job.task(), List.of(job.payload()),
+                        job.maxAttempts(), job.delay(), job.idempotencyKey());
+                // Roll back the whole transaction so the tenant is not charged for a job never created.
+                if (rows.isEmpty()) throw new KeyTaken();
+                return rows.getFirst();
+            }));
+        } catch (KeyTaken e) {
+            return Optional.empty();
+        }
+    }
+
+    /** Control flow only: makes jOOQ roll back the enqueue transaction. */
+    private static final class KeyTaken extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        KeyTaken() {
+            super(null, null, false, false);
+        }
+    }
+
+    @Override
+    public List<JobId> enqueueBatch(NewJobBatch batch) {
+        return run("enqueue batch", () -> dsl.transactionResult(cfg -> Enqueuer.insert(cfg.dsl(), batch.tenant(),
+                        batch.queue(), batch.task(), batch.payloads(), batch.maxAttempts(), batch.delay(), Optional.empty()))
+                .stream().map(Job::id).toList());
+    }
+
+    // ---------------------------------------------------------------- claim
+
+    /**
+     * One statement. The CTE picks the lowest (vtime, id) queued rows, riding jobs_runnable, and locks
+     * them; SKIP LOCKED passes over rows a concurrent claimer holds instead of queueing behind them.
+     * MATERIALIZED keeps the planner from inlining the CTE into the UPDATE, where LIMIT and the row
+     * locks would no longer apply to one pick. The UPDATE re-checks nothing: the locked rows are
+     * queued by construction (FOR UPDATE re-evaluates the WHERE on the newest row version).
+     */
+    private static final String CLAIM = """
+            WITH picked AS MATERIALIZED (
+                SELECT id FROM jobs
+                WHERE state = 'queued' AND %s
+                ORDER BY %s
+                LIMIT {0}
+                FOR UPDATE%s
+            )
+            UPDATE jobs j
+            SET state = 'running', attempts = j.attempts + 1, locked_by = {1},
+                locked_until = now() + {2}::float8 * interval '1 millisecond', started_at = now()
+            FROM picked WHERE j.id = picked.id
+            RETURNING j.*""";
+
+    @Override
+    public List<Job> claim(ClaimRequest req) {
+        // One queue: equality keeps the index order usable for ORDER BY (= ANY would force a sort).
+        String queueFilter = req.queues().size() == 1 ? "queue = {3}" : "queue = ANY({3}::text[])";
+        Object queues = req.queues().size() == 1
+                ? req.queues().getFirst().value()
+                : req.queues().stream().map(QueueName::value).toArray(String[]::new);
+        String order = options.claimOrder() == ClaimOrder.FAIR ? "vtime, id" : "id";
+        String lock = options.lockMode() == LockMode.SKIP_LOCKED ? " SKIP LOCKED" : "";
+        String sql = CLAIM.formatted(queueFilter, order, lock);
+        return run("claim", () -> {
+            List<Job> jobs = new ArrayList<>(dsl.resultQuery(sql, val(req.limit(), SQLDataType.INTEGER),
+                    req.worker().value(), val(req.leaseFor().toMillis(), SQLDataType.BIGINT), queues).fetch(JobRows::toJob));
+            // RETURNING has no defined order; hand jobs out in claim order.
+            jobs.sort(options.claimOrder() == ClaimOrder.FAIR
+                    ? java.util.Comparator.comparingDouble((Job j) -> j.vtime().orElse(0)).thenComparing(Job::id)
+                    : java.util.Comparator.comparing(Job::id));
+            return jobs;
+        });
+    }
+
+    // ---------------------------------------------------------------- fenced writes
+
+    /** The fence: the row still carries this run's (worker, attempt) and is running. */
+    private static Condition fenced(FencingToken token) {
+        return JOBS.ID.eq(token.job().value())
+                .and(JOBS.LOCKED_BY.eq(token.worker().value()))
+                .and(JOBS.ATTEMPTS.eq(token.attempt()))
+                .and(JOBS.STATE.eq(JobState.RUNNING.dbName()));
+    }
+
+    @Override
+    public FencedWrite complete(FencingToken token, Optional<String> resultJson) {
+        Objects.requireNonNull(token, "token");
+        Objects.requireNonNull(resultJson, "resultJson");
+        return run("complete", () -> {
+            Optional<Job> done = dsl.update(JOBS)
+                    .set(JOBS.STATE, JobState.DONE.dbName())
+                    .set(JOBS.RESULT, resultJson.map(JsonText::storable).map(org.jooq.JSONB::jsonb).orElse(null))
+                    .set(JOBS.FINISHED_AT, DSL.currentOffsetDateTime())
+                    .setNull(JOBS.LOCKED_BY)
+                    .setNull(JOBS.LOCKED_UNTIL)
+                    .where(fenced(token))
+                    .returning()
+                    .fetchOptional(JobRows::toJob);
+            return done.<FencedWrite>map(FencedWrite.Applied::new)
+                    .orElseGet(() -> new FencedWrite.Rejected(token, get(token.job())));
+        });
+    }
+
+    @Override
+    public FencedWrite fail(FencingToken token, String error, boolean permanent) {
+        Objects.requireNonNull(token, "token");
+        String message = StoredText.sanitize(error == null ? "" : error, MAX_ERROR_BYTES);
+        long delayMs = options.backoff().delay(token.attempt()).toMillis();
+        // Final when permanent or this was the last allowed attempt; then dead, else scheduled after backoff,
+        // counted from the database's now() (not from the job's old run_at or created_at).
+        Condition isFinal = DSL.val(permanent).isTrue().or(JOBS.ATTEMPTS.ge(JOBS.MAX_ATTEMPTS));
+        return run("fail", () -> {
+            Optional<Job> failed = dsl.update(JOBS)
+                    .set(JOBS.STATE, DSL.when(isFinal, JobState.DEAD.dbName()).otherwise(JobState.SCHEDULED.dbName()))
+                    .set(JOBS.RUN_AT, DSL.when(isFinal, JOBS.RUN_AT).otherwise(DSL.field(
+                            "now() + {0}::float8 * interval '1 millisecond'", JOBS.RUN_AT.getDataType(), delayMs)))
+                    .set(JOBS.FINISHED_AT, DSL.when(isFinal, DSL.currentOffsetDateTime()).otherwise(DSL.inline((java.time.OffsetDateTime) null)))
+                    .set(JOBS.LAST_ERROR, message)
+                    .setNull(JOBS.LOCKED_BY)
+                    .setNull(JOBS.LOCKED_UNTIL)
+                    .where(fenced(token))
+                    .returning()
+                    .fetchOptional(JobRows::toJob);
+            return failed.<FencedWrite>map(FencedWrite.Applied::new)
+                    .orElseGet(() -> new FencedWrite.Rejected(token, get(token.job())));
+        });
+    }
+
+    /**
+     * One statement for all of a worker's runs: the fence (id, worker, attempt, running) is applied
+     * per token through an unnest join, so a token whose run was reaped or re-claimed extends nothing.
+     */
+    private static final String HEARTBEAT = """
+            UPDATE jobs j SET locked_until = now() + {0}::float8 * interval '1 millisecond'
+            FROM unnest({1}::bigint[], {2}::text[], {3}::int[]) AS t(id, worker, attempt)
+            WHERE j.id = t.id AND j.locked_by = t.worker AND j.attempts = t.attempt AND j.state = 'running'
+            RETURNING j.id, j.locked_by, j.attempts""";
+
+    @Override
+    public Set<FencingToken> heartbeat(Collection<FencingToken> tokens, Duration leaseFor) {
+        if (tokens.isEmpty()) return Set.of();
+        List<FencingToken> list = List.copyOf(tokens);
+        Long[] ids = list.stream().map(t -> t.job().value()).toArray(Long[]::new);
+        String[] workers = list.stream().map(t -> t.worker().value()).toArray(String[]::new);
+        Integer[] attempts = list.stream().map(FencingToken::attempt).toArray(Integer[]::new);
+        return run("heartbeat", () -> {
+            Set<FencingToken> extended = new HashSet<>();
+            for (Record r : dsl.resultQuery(HEARTBEAT, val(leaseFor.toMillis(), SQLDataType.BIGINT), ids, workers, attempts)) {
+                extended.add(new FencingToken(new JobId(r.get(0, Long.class)),
+                        new io.jobq.domain.lease.WorkerId(r.get(1, String.class)), r.get(2, Integer.class)));
+            }
+            Set<FencingToken> lost = new HashSet<>(list);
+            lost.removeAll(extended);
+            return Set.copyOf(lost);
+        });
+    }
+
+    // ---------------------------------------------------------------- maintenance
+
+    /** Expired leases, oldest first; SKIP LOCKED so concurrent reapers split the work instead of waiting. */
+    private static final String EXPIRED = """
+            SELECT id, attempts FROM jobs
+            WHERE state = 'running' AND locked_until < now()
+            ORDER BY locked_until
+            LIMIT {0}
+            FOR UPDATE SKIP LOCKED""";
+
+    /** Each reaped run counts as an attempt (the claim already counted it): out of attempts → dead. */
+    private static final String REAP = """
+            UPDATE jobs j SET
+                state = CASE WHEN j.attempts >= j.max_attempts THEN 'dead' ELSE 'scheduled' END,
+                run_at = CASE WHEN j.attempts >= j.max_attempts THEN j.run_at
+                              ELSE now() + d.delay_ms::float8 * interval '1 millisecond' END,
+                finished_at = CASE WHEN j.attempts >= j.max_attempts THEN now() END,
+                last_error = format('lease expired: worker %s did not finish attempt %s of %s before its lease ran out at %s',
+                                    j.locked_by, j.attempts, j.max_attempts, j.locked_until),
+                locked_by = NULL, locked_until = NULL
+            FROM unnest({0}::bigint[], {1}::bigint[]) AS d(id, delay_ms)
+            WHERE j.id = d.id AND j.state = 'running'""";
+
+    @Override
+    public int reapExpiredLeases(int limit) {
+        requirePositive(limit);
+        return run("reap expired leases", () -> dsl.transactionResult(cfg -> {
+            DSLContext tx = cfg.dsl();
+            var expired = tx.resultQuery(EXPIRED, val(limit, SQLDataType.INTEGER)).fetch();
+            if (expired.isEmpty()) return 0;
+            Long[] ids = new Long[expired.size()];
+            Long[] delays = new Long[expired.size()];
+            for (int i = 0; i < ids.length; i++) {
+                ids[i] = expired.get(i).get(0, Long.class);
+                // The backoff policy, not SQL, draws the jitter: one source of truth for retry timing.
+                delays[i] = options.backoff().delay(Math.max(1, expired.get(i).get(1, Integer.class))).toMillis();
+            }
+            return tx.query(REAP, ids, delays).execute();
+        }));
+    }
+
+    /**
+     * Promotion in one statement. due: the oldest due scheduled jobs, SKIP LOCKED so concurrent
+     * promoters take disjoint sets. locked: their tenants' rows, locked in sorted (queue, tenant) order
+     * (LockRows sits above the Sort), so two promoters needing the same tenants take them in the same
+     * order and cannot deadlock; FOR NO KEY UPDATE because enqueues' foreign-key checks take KEY SHARE on
+     * the same rows and must not be blocked. Each tenant's k-th promoted job gets max(V, last) + k/weight.
+     */
+    private static final String PROMOTE = """
+            WITH due AS MATERIALIZED (
+                SELECT id, queue, tenant, run_at FROM jobs
+                WHERE state = 'scheduled' AND run_at <= now()
+                ORDER BY run_at, id
+                LIMIT {0}
+                FOR UPDATE SKIP LOCKED
+            ), ranked AS MATERIALIZED (
+                SELECT id, queue, tenant,
+                       row_number() OVER (PARTITION BY queue, tenant ORDER BY run_at, id) AS ord
+                FROM due
+            ), counts AS MATERIALIZED (
+                SELECT queue, tenant, count(*) AS n FROM ranked GROUP BY queue, tenant
+            ), locked AS MATERIALIZED (
+                SELECT t.queue, t.tenant, t.weight, t.last_vtime FROM tenants t
+                WHERE (t.queue, t.tenant) IN (SELECT queue, tenant FROM counts)
+                ORDER BY t.queue, t.tenant
+                FOR NO KEY UPDATE
+            ), queue_v AS MATERIALIZED (
+                SELECT q.queue, %s AS v
+                FROM (SELECT DISTINCT queue FROM counts) q
+            ), base AS MATERIALIZED (
+                SELECT l.queue, l.tenant, l.weight, greatest(l.last_vtime, qv.v) AS b, c.n
+                FROM locked l JOIN queue_v qv USING (queue) JOIN counts c USING (queue, tenant)
+            ), charged AS (
+                UPDATE tenants t SET last_vtime = base.b + base.n / base.weight
+                FROM base WHERE t.queue = base.queue AND t.tenant = base.tenant
+            ), promoted AS (
+                UPDATE jobs j SET state = 'queued', vtime = base.b + r.ord / base.weight
+                FROM ranked r JOIN base USING (queue, tenant)
+                WHERE j.id = r.id
+                RETURNING j.queue
+            )
+            SELECT p.queue, p.n, pg_notify('%s', p.queue)::text AS notified
+            FROM (SELECT queue, count(*) AS n FROM promoted GROUP BY queue) p""".formatted(
+            Enqueuer.QUEUE_VTIME.replace("{0}", "q.queue"), Enqueuer.CHANNEL);
+
+    @Override
+    public int promoteDue(int limit) {
+        requirePositive(limit);
+        return run("promote due jobs", () -> dsl.transactionResult(cfg -> {
+            int promoted = 0;
+            for (Record r : cfg.dsl().resultQuery(PROMOTE, val(limit, SQLDataType.INTEGER))) {
+                promoted += r.get(1, Long.class).intValue();
+            }
+            return promoted;
+        }));
+    }
+
+    // ---------------------------------------------------------------- operator actions
+
+    /** Charges a tenant one job and returns its tag: the enqueue's charge, for a row that already exists. */
+    private static final String CHARGE_ONE = """
+            WITH v AS MATERIALIZED (SELECT %s AS now_v)
+            UPDATE tenants t SET last_vtime = greatest(t.last_vtime, (SELECT now_v FROM v)) + 1 / t.weight
+            WHERE t.queue = {0} AND t.tenant = {1}
+            RETURNING t.last_vtime""".formatted(Enqueuer.QUEUE_VTIME);
+
+    @Override
+    public RetryResult retryDead(JobId id) {
+        return run("retry", () -> dsl.transactionResult(cfg -> {
+            DSLContext tx = cfg.dsl();
+            Optional<Job> current = tx.selectFrom(JOBS).where(JOBS.ID.eq(id.value())).forUpdate().fetchOptional(JobRows::toJob);
+            if (current.isEmpty()) return new RetryResult.NotFound(id);
+            Job job = current.get();
+            if (job.state() != JobState.DEAD) return new RetryResult.NotDead(job);
+            double tag = tx.resultQuery(CHARGE_ONE, job.queue().value(), job.tenant().value()).fetchSingle(0, Double.class);
+            // attempts keep counting (a new run must never reuse an old run's fencing token), so the job
+            // gets a fresh budget by raising max_attempts instead.
+            Job requeued = tx.update(JOBS)
+                    .set(JOBS.STATE, JobState.QUEUED.dbName())
+                    .set(JOBS.VTIME, tag)
+                    .set(JOBS.RUN_AT, DSL.currentOffsetDateTime())
+                    .set(JOBS.MAX_ATTEMPTS, JOBS.ATTEMPTS.plus(JOBS.MAX_ATTEMPTS))
+                    .setNull(JOBS.FINISHED_AT)
+                    .setNull(JOBS.RESULT)
+                    .where(JOBS.ID.eq(id.value()))
+                    .returning()
+                    .fetchSingle(JobRows::toJob);
+            tx.execute("SELECT pg_notify({0}, {1})", Enqueuer.CHANNEL, job.queue().value());
+            return new RetryResult.Requeued(requeued);
+        }));
+    }
+
+    @Override
+    public TenantSettings setWeight(TenantId tenant, QueueName queue, TenantWeight weight) {
+        return run("set weight", () -> {
+            Record r = dsl.insertInto(TENANTS, TENANTS.QUEUE, TENANTS.TENANT, TENANTS.WEIGHT)
+                    .values(queue.value(), tenant.value(), weight.value())
+                    .onConflict(TENANTS.QUEUE, TENANTS.TENANT)
+                    .doUpdate().set(TENANTS.WEIGHT, weight.value())
+                    .returning(TENANTS.WEIGHT)
+                    .fetchSingle();
+            return new TenantSettings(tenant, queue, new TenantWeight(r.get(TENANTS.WEIGHT)));
+        });
+    }
+
+    // ---------------------------------------------------------------- reads
+
+    @Override
+    public Optional<Job> get(JobId id) {
+        return run("get", () -> dsl.selectFrom(JOBS).where(JOBS.ID.eq(id.value())).fetchOptional(JobRows::toJob));
+    }
+
+    @Override
+    public List<Job> list(JobQuery q) {
+        Condition where = DSL.noCondition();
+        if (q.tenant().isPresent()) where = where.and(JOBS.TENANT.eq(q.tenant().get().value()));
+        if (q.queue().isPresent()) where = where.and(JOBS.QUEUE.eq(q.queue().get().value()));
+        if (q.state().isPresent()) where = where.and(JOBS.STATE.eq(q.state().get().dbName()));
+        if (q.after().isPresent()) where = where.and(JOBS.ID.lt(q.after().get().value()));
+        Condition filter = where;
+        return run("list", () -> dsl.selectFrom(JOBS).where(filter).orderBy(JOBS.ID.desc()).limit(q.limit())
+                .fetch(JobRows::toJob));
+    }
+
+    @Override
+    public Map<QueueName, Map<JobState, Long>> countsByQueueAndState() {
+        return run("stats", () -> {
+            Map<QueueName, Map<JobState, Long>> out = new TreeMap<>(java.util.Comparator.comparing(QueueName::value));
+            for (var r : dsl.select(JOBS.QUEUE, JOBS.STATE, DSL.count()).from(JOBS).groupBy(JOBS.QUEUE, JOBS.STATE).fetch()) {
+                out.computeIfAbsent(new QueueName(r.value1()), k -> new LinkedHashMap<>())
+                        .put(JobState.fromDbName(r.value2()), r.value3().longValue());
+            }
+            return out;
+        });
+    }
+
+    @Override
+    public Map<QueueName, Duration> oldestRunnableAge() {
+        return run("oldest runnable", () -> {
+            Map<QueueName, Duration> out = new TreeMap<>(java.util.Comparator.comparing(QueueName::value));
+            for (Record r : dsl.resultQuery("""
+                    SELECT queue, extract(epoch FROM now() - min(run_at)) * 1000 AS age_ms
+                    FROM jobs WHERE state = 'queued' GROUP BY queue""")) {
+                out.put(new QueueName(r.get(0, String.class)), Duration.ofMillis(Math.max(0, r.get(1, Double.class).longValue())));
+            }
+            return out;
+        });
+    }
+
+    @Override
+    public List<Backlog> largestBacklogs(int limit) {
+        requirePositive(limit);
+        return run("largest backlogs", () -> dsl.select(JOBS.QUEUE, JOBS.TENANT, DSL.count())
+                .from(JOBS)
+                .where(JOBS.STATE.eq(JobState.QUEUED.dbName()))
+                .groupBy(JOBS.QUEUE, JOBS.TENANT)
+                .orderBy(DSL.count().desc(), JOBS.QUEUE, JOBS.TENANT)
+                .limit(limit)
+                .fetch(r -> new Backlog(new QueueName(r.value1()), new TenantId(r.value2()), r.value3())));
+    }
+
+    @Override
+    public void ping() {
+        run("ping", () -> dsl.selectOne().fetch());
+    }
+
+    // ---------------------------------------------------------------- plumbing
+
+    private static <T> T run(String operation, Supplier<T> body) {
+        try {
+            return body.get();
+        } catch (RuntimeException e) {
+            throw StoreErrors.translate(operation, e);
+        }
+    }
+
+    private static void requirePositive(int limit) {
+        if (limit < 1) throw new IllegalArgumentException("limit must be >= 1, was " + limit);
+    }
+}

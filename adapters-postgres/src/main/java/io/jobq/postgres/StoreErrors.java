@@ -1,0 +1,70 @@
+package io.jobq.postgres;
+
+import io.jobq.application.port.JobQueueException;
+import io.jobq.application.port.StoreUnavailableException;
+import java.net.ConnectException;
+import java.net.SocketException;
+import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
+import org.jooq.exception.DataAccessException;
+
+/**
+ * Translates driver and jOOQ exceptions into the port's: connection-level failures become
+ * {@link StoreUnavailableException} (HTTP 503, worker back-off), everything else a
+ * {@link JobQueueException}. Nothing above this adapter sees {@code SQLException} or jOOQ types.
+ */
+final class StoreErrors {
+    private StoreErrors() {}
+
+    /** SQLSTATE of a serialization failure: the caller's transaction must be retried. */
+    static final String SERIALIZATION_FAILURE = "40001";
+    /** SQLSTATE of a detected deadlock. */
+    static final String DEADLOCK_DETECTED = "40P01";
+
+    static RuntimeException translate(String operation, RuntimeException e) {
+        if (e instanceof JobQueueException || e instanceof IllegalArgumentException) return e;
+        if (isUnavailable(e)) return new StoreUnavailableException(operation, e);
+        String state = sqlState(e);
+        if (SERIALIZATION_FAILURE.equals(state) || DEADLOCK_DETECTED.equals(state)) {
+            return new ConcurrentUpdateException(operation, e);
+        }
+        return new JobQueueException(operation + " failed: " + rootMessage(e), e);
+    }
+
+    /** Whether {@code t} means the database could not be reached or the session was lost. */
+    static boolean isUnavailable(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof SQLTransientConnectionException || c instanceof ConnectException
+                    || c instanceof SocketException) {
+                return true;
+            }
+            if (c instanceof SQLException sql && sql.getSQLState() != null) {
+                String s = sql.getSQLState();
+                // 08: connection exception; 57P01-03: admin/crash shutdown, cannot connect now;
+                // 53300: too many connections
+                if (s.startsWith("08") || s.equals("57P01") || s.equals("57P02") || s.equals("57P03")
+                        || s.equals("53300")) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    static String sqlState(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof SQLException sql && sql.getSQLState() != null) return sql.getSQLState();
+            if (c instanceof DataAccessException dae && dae.sqlState() != null && !"00000".equals(dae.sqlState())
+                    && dae.getCause() == null) {
+                return dae.sqlState();
+            }
+        }
+        return null;
+    }
+
+    private static String rootMessage(Throwable t) {
+        Throwable root = t;
+        while (root.getCause() != null && root.getCause() != root) root = root.getCause();
+        return root.getMessage();
+    }
+}
