@@ -1,0 +1,53 @@
+package io.jobq.postgres;
+
+import io.jobq.application.port.ClaimRequest;
+import io.jobq.application.port.NewJob;
+import io.jobq.domain.job.Job;
+import io.jobq.domain.job.QueueName;
+import io.jobq.domain.job.TaskName;
+import io.jobq.domain.lease.WorkerId;
+import io.jobq.domain.tenant.TenantId;
+import io.jobq.postgres.testing.TestDatabase;
+import java.time.Duration;
+import java.util.List;
+
+/** Shorthands for store tests: jobs with defaults, claims, and test-only time travel by SQL. */
+final class StoreFixtures {
+    static final QueueName Q = QueueName.DEFAULT;
+    static final TaskName TASK = TaskName.of("noop");
+    static final WorkerId W1 = WorkerId.of("w1");
+    static final WorkerId W2 = WorkerId.of("w2");
+    static final Duration LEASE = Duration.ofSeconds(30);
+
+    private StoreFixtures() {}
+
+    static NewJob job(String tenant) {
+        return NewJob.of(TenantId.of(tenant), Q, TASK, "{}");
+    }
+
+    static NewJob job(String tenant, String payload) {
+        return NewJob.of(TenantId.of(tenant), Q, TASK, payload);
+    }
+
+    static ClaimRequest claim(WorkerId worker, int limit) {
+        return new ClaimRequest(List.of(Q), worker, limit, LEASE);
+    }
+
+    static ClaimRequest claim(WorkerId worker, int limit, Duration lease) {
+        return new ClaimRequest(List.of(Q), worker, limit, lease);
+    }
+
+    /** Makes every running job's lease already expired, as if its worker had vanished long ago. */
+    static void expireLeases(TestDatabase db) {
+        db.execute("UPDATE jobs SET locked_until = now() - interval '1 second' WHERE state = 'running'");
+    }
+
+    /** Makes every scheduled job due now, as if its backoff or delay had passed. */
+    static void makeScheduledDue(TestDatabase db) {
+        db.execute("UPDATE jobs SET run_at = now() - interval '1 millisecond' WHERE state = 'scheduled'");
+    }
+
+    static String tenantOf(Job j) {
+        return j.tenant().value();
+    }
+}
