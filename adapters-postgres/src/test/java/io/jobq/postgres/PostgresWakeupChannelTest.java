@@ -1,0 +1,89 @@
+package io.jobq.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.jobq.domain.job.QueueName;
+import io.jobq.postgres.testing.PostgresDatabaseExtension;
+import io.jobq.postgres.testing.TestDatabase;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** LISTEN on a real server: wake-ups arrive, and the listener survives its backend being killed. */
+@ExtendWith(PostgresDatabaseExtension.class)
+class PostgresWakeupChannelTest {
+
+    TestDatabase db;
+    PostgresWakeupChannel channel;
+    final Semaphore wakeups = new Semaphore(0);
+
+    @BeforeEach
+    void setUp(TestDatabase db) {
+        this.db = db;
+        channel = new PostgresWakeupChannel(db.jdbcUrl(), db.dataSource());
+        channel.start(Set.of(QueueName.DEFAULT), wakeups::release);
+    }
+
+    @AfterEach
+    void tearDown() {
+        channel.close();
+    }
+
+    @Test
+    void connectsAndCatchesUpOnceThenWakesOnEachEnqueue() throws InterruptedException {
+        assertThat(wakeups.tryAcquire(5, TimeUnit.SECONDS)).as("catch-up call after the first LISTEN").isTrue();
+        assertThat(channel.isConnected()).isTrue();
+        new PostgresJobStore(db.dataSource()).enqueue(StoreFixtures.job("t"));
+        assertThat(wakeups.tryAcquire(1, TimeUnit.SECONDS)).as("woken by the enqueue's NOTIFY").isTrue();
+        channel.wake(QueueName.DEFAULT);
+        assertThat(wakeups.tryAcquire(1, TimeUnit.SECONDS)).as("woken by wake()").isTrue();
+    }
+
+    @Test
+    void ignoresOtherQueues() throws InterruptedException {
+        assertThat(wakeups.tryAcquire(5, TimeUnit.SECONDS)).isTrue();
+        channel.wake(QueueName.of("elsewhere"));
+        assertThat(wakeups.tryAcquire(500, TimeUnit.MILLISECONDS)).isFalse();
+    }
+
+    @Test
+    void reconnectsAfterItsBackendIsTerminatedAndStillWakes() throws InterruptedException {
+        assertThat(wakeups.tryAcquire(5, TimeUnit.SECONDS)).isTrue();
+        for (int round = 1; round <= 3; round++) {
+            int killed = db.dsl().resultQuery("""
+                    SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                    WHERE datname = current_database() AND query LIKE 'LISTEN%' AND pid <> pg_backend_pid()) k""")
+                    .fetchSingle(0, Integer.class);
+            assertThat(killed).as("the listener's backend was found and terminated").isEqualTo(1);
+            assertThat(wakeups.tryAcquire(5, TimeUnit.SECONDS)).as("catch-up call after reconnect " + round).isTrue();
+            long expected = round;
+            await(() -> channel.reconnects() == expected && channel.isConnected());
+            new PostgresJobStore(db.dataSource()).enqueue(StoreFixtures.job("t"));
+            assertThat(wakeups.tryAcquire(1, TimeUnit.SECONDS)).as("woken after reconnect " + round).isTrue();
+        }
+    }
+
+    @Test
+    void anUnreachableServerLeavesItDisconnectedAndCounting() throws InterruptedException {
+        try (var broken = new PostgresWakeupChannel("jdbc:postgresql://127.0.0.1:1/none?connectTimeout=1", db.dataSource(),
+                new PostgresWakeupChannel.Options(Duration.ofMillis(50), Duration.ofSeconds(1), Duration.ofMillis(200)))) {
+            broken.start(Set.of(QueueName.DEFAULT), () -> {});
+            await(() -> broken.failedAttempts() >= 2);
+            assertThat(broken.isConnected()).isFalse();
+        }
+    }
+
+    private static void await(BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("condition not met within 10 s").isLessThan(deadline);
+            Thread.sleep(20);
+        }
+    }
+}
