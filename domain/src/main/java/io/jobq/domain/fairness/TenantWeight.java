@@ -13,8 +13,12 @@ public record TenantWeight(double value) {
 
     /** @throws IllegalArgumentException if the weight is zero, negative, NaN, infinite, or so small that 1/weight overflows */
     public TenantWeight {
-        if (!(value > 0) || Double.isInfinite(value) || Double.isInfinite(1.0 / value)) {
+        if (!(value > 0) || Double.isInfinite(value)) {
             throw new IllegalArgumentException("weight must be a positive finite number, was " + value);
+        }
+        // Positive and finite is not enough: below about 5.6e-309, 1/weight (the step per job) is infinite.
+        if (Double.isInfinite(1.0 / value)) {
+            throw new IllegalArgumentException("weight is too small: 1/weight must be finite, was " + value);
         }
     }
 
