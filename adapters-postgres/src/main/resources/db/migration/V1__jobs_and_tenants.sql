@@ -14,7 +14,7 @@ CREATE TABLE tenants (
     last_vtime double precision NOT NULL DEFAULT 0,
     CONSTRAINT tenants_pkey PRIMARY KEY (queue, tenant),
     -- NaN compares greater than every number in PostgreSQL, so an upper bound also keeps NaN out.
-    CONSTRAINT tenants_weight_range CHECK (weight > 0 AND weight <= 1000000),
+    CONSTRAINT tenants_weight_range CHECK (weight >= 0.000001 AND weight <= 1000000),
     CONSTRAINT tenants_last_vtime_finite CHECK (last_vtime >= 0 AND last_vtime < 1e300)
 );
 

@@ -5,21 +5,27 @@ package io.jobq.domain.fairness;
  * 3:1. Each job advances the tenant's virtual time by {@code 1 / weight}, so a weight-2 tenant's
  * virtual time advances half as fast as a weight-1 tenant's.
  *
- * @param value positive and finite, and {@code 1 / value} finite too
+ * <p>Range: {@value #MIN} to {@value #MAX}. Outside it a tenant's step per job is so large or so small
+ * that virtual times leave the precision {@link FairQueue} documents within a realistic number of jobs
+ * (a weight of 1e300 would not move any tag at all). The database enforces the same range.
+ *
+ * @param value in [{@value #MIN}, {@value #MAX}]
  */
 public record TenantWeight(double value) {
     /** The weight of a tenant nobody configured. */
     public static final TenantWeight DEFAULT = new TenantWeight(1.0);
+    /** Smallest accepted weight. */
+    public static final double MIN = 1e-6;
+    /** Largest accepted weight. */
+    public static final double MAX = 1e6;
 
-    /** @throws IllegalArgumentException if the weight is zero, negative, NaN, infinite, or so small that 1/weight overflows */
+    /** @throws IllegalArgumentException if the weight is zero, negative, NaN, infinite, or outside [1e-6, 1e6] */
     public TenantWeight {
         if (!(value > 0) || Double.isInfinite(value)) {
             throw new IllegalArgumentException("weight must be a positive finite number, was " + value);
         }
-        // Positive and finite is not enough: below about 5.6e-309, 1/weight (the step per job) is infinite.
-        if (Double.isInfinite(1.0 / value)) {
-            throw new IllegalArgumentException("weight is too small: 1/weight must be finite, was " + value);
-        }
+        if (value < MIN) throw new IllegalArgumentException("weight is too small: must be >= " + MIN + ", was " + value);
+        if (value > MAX) throw new IllegalArgumentException("weight is too large: must be <= " + MAX + ", was " + value);
     }
 
     public static TenantWeight of(double value) {

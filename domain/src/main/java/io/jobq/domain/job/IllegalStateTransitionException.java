@@ -9,7 +9,8 @@ public final class IllegalStateTransitionException extends IllegalStateException
 
     public IllegalStateTransitionException(JobState from, JobState to) {
         super("a job cannot move from " + from.dbName() + " to " + to.dbName()
-                + "; allowed from " + from.dbName() + ": " + from.successors());
+                + "; allowed from " + from.dbName() + ": "
+                + from.successors().stream().map(JobState::dbName).toList());
         this.from = from;
         this.to = to;
     }

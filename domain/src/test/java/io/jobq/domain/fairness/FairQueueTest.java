@@ -82,7 +82,7 @@ class FairQueueTest {
 
         @Test
         void tagThatWouldBecomeInfiniteThrows() {
-            assertThatThrownBy(() -> FairQueue.startTag(Double.MAX_VALUE, 0, TenantWeight.of(1e-300)))
+            assertThatThrownBy(() -> FairQueue.startTag(Double.MAX_VALUE, 0, TenantWeight.of(TenantWeight.MIN)))
                     .isInstanceOf(ArithmeticException.class);
         }
     }

@@ -24,19 +24,27 @@ class TenantWeightTest {
         }
 
         @ParameterizedTest(name = "weight {0}")
-        @ValueSource(doubles = {Double.MIN_VALUE, 1e-310, 5e-309})
-        void weightSoSmallThatOneOverItOverflowsIsRejectedSayingSo(double weight) {
-            // These are positive and finite, so "must be positive" would be a confusing message:
-            // the problem is the step 1/weight, which is infinite and would make every tag infinite.
-            assertThat(1.0 / weight).isInfinite();
+        @ValueSource(doubles = {Double.MIN_VALUE, 1e-310, 5e-309, 1e-9, 9.99e-7})
+        void weightBelowTheMinimumIsRejectedSayingSo(double weight) {
+            // Positive and finite, so "must be positive" would be a confusing message: the step 1/weight
+            // is so large (or infinite) that tags would leave double precision within a few jobs.
             assertThatThrownBy(() -> TenantWeight.of(weight))
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessage("weight is too small: 1/weight must be finite, was " + weight);
+                    .hasMessage("weight is too small: must be >= 1.0E-6, was " + weight);
         }
 
         @ParameterizedTest(name = "weight {0}")
-        @ValueSource(doubles = {6e-309, Double.MIN_NORMAL, 0.001, 1, 3, 1000, Double.MAX_VALUE})
-        void positiveWeightWithFiniteStepIsAccepted(double weight) {
+        @ValueSource(doubles = {1.000001e6, 1e300, Double.MAX_VALUE})
+        void weightAboveTheMaximumIsRejectedSayingSo(double weight) {
+            // A step of 1e-300 would not move any realistic virtual time: the tenant's tags would stall.
+            assertThatThrownBy(() -> TenantWeight.of(weight))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("weight is too large: must be <= 1000000.0, was " + weight);
+        }
+
+        @ParameterizedTest(name = "weight {0}")
+        @ValueSource(doubles = {1e-6, 0.001, 1, 3, 1000, 10_000, 1e6})
+        void weightInRangeIsAccepted(double weight) {
             TenantWeight accepted = TenantWeight.of(weight);
             assertThat(accepted.value()).isEqualTo(weight);
             assertThat(accepted.step()).isFinite().isPositive();
