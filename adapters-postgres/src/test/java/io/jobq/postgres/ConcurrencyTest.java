@@ -32,9 +32,11 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.IntFunction;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
@@ -85,7 +87,7 @@ class ConcurrencyTest {
                     results.add(f.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
                 } catch (ExecutionException e) {
                     throw new AssertionError("a concurrent task failed (SQLSTATE " + sqlState(e) + "): " + e.getCause(), e.getCause());
-                } catch (java.util.concurrent.TimeoutException e) {
+                } catch (TimeoutException e) {
                     throw new AssertionError("concurrent phase did not finish within " + PHASE_TIMEOUT, e);
                 }
             }
@@ -159,7 +161,7 @@ class ConcurrencyTest {
             return db.dsl().transactionResult(cfg -> {
                 List<Long> ids = cfg.dsl().resultQuery(
                                 "SELECT id FROM jobs WHERE state = 'queued' AND queue = {0} ORDER BY vtime, id LIMIT {1}",
-                                Q.value(), org.jooq.impl.DSL.val(limit, SQLDataType.INTEGER))
+                                Q.value(), DSL.val(limit, SQLDataType.INTEGER))
                         .fetch(r -> r.get(0, Long.class));
                 if (ids.isEmpty()) return List.of();
                 cfg.dsl().execute("SELECT pg_sleep(0.002)");
@@ -317,7 +319,7 @@ class ConcurrencyTest {
             // order holds within a batch and for batches in sequence (next test).
             assertThat(tagsByTenantInDueOrder()).hasSize(TENANTS).allSatisfy((tenant, tags) -> {
                 assertThat(tags).as("%s's tags", tenant).hasSize(PER_TENANT).doesNotHaveDuplicates();
-                assertThat(lastVtimes.get(tenant)).as("%s's last_vtime", tenant).isEqualTo(java.util.Collections.max(tags));
+                assertThat(lastVtimes.get(tenant)).as("%s's last_vtime", tenant).isEqualTo(Collections.max(tags));
             });
         }
 
