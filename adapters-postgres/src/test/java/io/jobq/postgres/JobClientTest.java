@@ -1,0 +1,266 @@
+package io.jobq.postgres;
+
+import static io.jobq.postgres.StoreFixtures.TASK;
+import static io.jobq.postgres.StoreFixtures.job;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.jobq.application.port.EnqueueResult;
+import io.jobq.application.port.NewJob;
+import io.jobq.domain.job.Job;
+import io.jobq.domain.job.JobState;
+import io.jobq.domain.job.QueueName;
+import io.jobq.domain.tenant.TenantId;
+import io.jobq.postgres.testing.PostgresDatabaseExtension;
+import io.jobq.postgres.testing.TestDatabase;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+
+/**
+ * {@link JobClient} enqueues inside the caller's transaction: the job and its wake-up exist if and only
+ * if the caller commits. Each test has a plain JDBC connection LISTENing on {@code jobq_wakeup}, as a
+ * worker would, and reads what the caller's transaction did from other connections.
+ */
+@ExtendWith(PostgresDatabaseExtension.class)
+class JobClientTest {
+
+    /** How long a test waits to be sure a notification is NOT coming. */
+    static final Duration SILENCE = Duration.ofSeconds(1);
+    /** How long a test waits for a notification that should come (it normally arrives in milliseconds). */
+    static final Duration ARRIVAL = Duration.ofSeconds(10);
+
+    final JobClient client = new JobClient();
+    TestDatabase db;
+    Connection listener;
+
+    @BeforeEach
+    void setUp(TestDatabase db) throws SQLException {
+        this.db = db;
+        db.execute("TRUNCATE jobs, tenants RESTART IDENTITY");
+        // the caller's own business table, written in the same transaction as the enqueue
+        db.execute("CREATE TABLE IF NOT EXISTS orders (id int PRIMARY KEY)");
+        db.execute("TRUNCATE orders");
+        listener = db.newConnection();
+        try (Statement st = listener.createStatement()) {
+            st.execute("LISTEN jobq_wakeup");
+        }
+    }
+
+    @AfterEach
+    void closeListener() throws SQLException {
+        listener.close();
+    }
+
+    /** The notifications that arrive within {@code wait} (returns as soon as at least one has). */
+    List<PGNotification> notifications(Duration wait) throws SQLException {
+        PGNotification[] got = listener.unwrap(PGConnection.class).getNotifications((int) wait.toMillis());
+        return got == null ? List.of() : List.of(got);
+    }
+
+    /** A new connection with a transaction open (auto-commit off), as a caller would hold it. */
+    Connection callerTransaction() throws SQLException {
+        Connection c = db.newConnection();
+        c.setAutoCommit(false);
+        return c;
+    }
+
+    static void insertOrder(Connection c, int id) throws SQLException {
+        try (Statement st = c.createStatement()) {
+            st.execute("INSERT INTO orders (id) VALUES (" + id + ")");
+        }
+    }
+
+    List<Integer> orders() {
+        return db.dsl().resultQuery("SELECT id FROM orders ORDER BY id").fetch(r -> r.get(0, Integer.class));
+    }
+
+    /** Jobs as seen from another (pooled) connection: only committed rows. */
+    List<Long> visibleJobIds() {
+        return db.dsl().resultQuery("SELECT id FROM jobs ORDER BY id").fetch(r -> r.get(0, Long.class));
+    }
+
+    Optional<Double> lastVtime(String tenant) {
+        return db.dsl().resultQuery("SELECT last_vtime FROM tenants WHERE tenant = {0}", tenant).fetchOptional(0, Double.class);
+    }
+
+    static void assertWakeup(List<PGNotification> got, String queue) {
+        assertThat(got).as("wake-ups").singleElement().satisfies(n -> {
+            assertThat(n.getName()).isEqualTo("jobq_wakeup");
+            assertThat(n.getParameter()).isEqualTo(queue);
+        });
+    }
+
+    @Nested
+    class Commit {
+        @Test
+        void theJobAppearsAndListenersAreWokenOnlyWhenTheCallerCommits() throws SQLException {
+            try (Connection c = callerTransaction()) {
+                insertOrder(c, 1);
+                EnqueueResult r = client.enqueue(c, job("acme"));
+                assertThat(r).isInstanceOf(EnqueueResult.Created.class);
+                assertThat(visibleJobIds()).as("uncommitted: invisible to others").isEmpty();
+                assertThat(notifications(Duration.ofMillis(300))).as("uncommitted: no wake-up yet").isEmpty();
+
+                c.commit();
+
+                assertThat(visibleJobIds()).containsExactly(r.job().id().value());
+                assertWakeup(notifications(ARRIVAL), "default");
+                assertThat(orders()).containsExactly(1);
+            }
+        }
+
+        @Test
+        void theJooqOverloadJoinsTheTransactionOfTheConnectionItIsBoundTo() throws SQLException {
+            try (Connection c = callerTransaction()) {
+                insertOrder(c, 7);
+                Job created = client.enqueue(DSL.using(c, SQLDialect.POSTGRES), job("acme")).job();
+                assertThat(visibleJobIds()).as("uncommitted: invisible to others").isEmpty();
+
+                c.commit();
+
+                assertThat(visibleJobIds()).containsExactly(created.id().value());
+                assertThat(created.state()).isEqualTo(JobState.QUEUED);
+                assertWakeup(notifications(ARRIVAL), "default");
+                assertThat(orders()).containsExactly(7);
+            }
+        }
+    }
+
+    @Nested
+    class Rollback {
+        @Test
+        void leavesNoJobNoWakeupAndNoVirtualTimeCharge() throws SQLException {
+            new PostgresJobStore(db.dataSource()).enqueue(job("acme"));
+            assertWakeup(notifications(ARRIVAL), "default");
+            double before = lastVtime("acme").orElseThrow();
+
+            try (Connection c = callerTransaction()) {
+                insertOrder(c, 1);
+                assertThat(client.enqueue(c, job("acme"))).isInstanceOf(EnqueueResult.Created.class);
+                c.rollback();
+            }
+
+            assertThat(visibleJobIds()).as("only the earlier job").hasSize(1);
+            assertThat(notifications(SILENCE)).as("wake-ups after a rollback").isEmpty();
+            assertThat(lastVtime("acme")).contains(before);
+            assertThat(orders()).isEmpty();
+            // the listener was live all along: a committed enqueue is heard
+            new PostgresJobStore(db.dataSource()).enqueue(job("acme"));
+            assertWakeup(notifications(ARRIVAL), "default");
+        }
+
+        @Test
+        void throughTheJooqOverloadAFailedCallerTransactionTakesTheJobWithIt() throws SQLException {
+            assertThatThrownBy(() -> db.dsl().transaction(cfg -> {
+                client.enqueue(cfg.dsl(), job("newcomer"));
+                throw new IllegalStateException("the caller's own work failed");
+            })).isInstanceOf(IllegalStateException.class);
+
+            assertThat(visibleJobIds()).isEmpty();
+            assertThat(lastVtime("newcomer")).as("not even the tenant row remains").isEmpty();
+            assertThat(notifications(SILENCE)).isEmpty();
+        }
+    }
+
+    @Nested
+    class IdempotencyKeys {
+        @Test
+        void aKeyCommittedEarlierReturnsTheExistingJobAndKeepsTheCallersOtherWork() throws SQLException {
+            Job original = client.enqueue(db.dsl(), job("acme").withIdempotencyKey("order-42")).job();
+            notifications(ARRIVAL);
+            double charged = lastVtime("acme").orElseThrow();
+
+            try (Connection c = callerTransaction()) {
+                insertOrder(c, 1);
+                EnqueueResult again = client.enqueue(c, job("acme", "{\"retry\": true}").withIdempotencyKey("order-42"));
+                insertOrder(c, 2);
+                c.commit();
+
+                assertThat(again).isInstanceOf(EnqueueResult.Existing.class);
+                assertThat(again.job()).isEqualTo(original);
+            }
+
+            assertThat(orders()).as("the caller's writes before and after the repeat both committed").containsExactly(1, 2);
+            assertThat(visibleJobIds()).containsExactly(original.id().value());
+            assertThat(lastVtime("acme")).as("the repeat's charge was rolled back to the savepoint").contains(charged);
+            assertThat(notifications(SILENCE)).as("nothing new to wake anyone for").isEmpty();
+        }
+
+        @Test
+        void aKeyRepeatedWithinOneTransactionCreatesOneJobAndChargesOnce() throws SQLException {
+            try (Connection c = callerTransaction()) {
+                EnqueueResult first = client.enqueue(c, job("acme").withIdempotencyKey("k"));
+                insertOrder(c, 1);
+                EnqueueResult second = client.enqueue(c, job("acme").withIdempotencyKey("k"));
+                insertOrder(c, 2);
+                c.commit();
+
+                assertThat(first).isInstanceOf(EnqueueResult.Created.class);
+                assertThat(second).isInstanceOf(EnqueueResult.Existing.class);
+                assertThat(second.job().id()).isEqualTo(first.job().id());
+            }
+
+            assertThat(visibleJobIds()).hasSize(1);
+            assertThat(orders()).containsExactly(1, 2);
+            // a new tenant in an empty queue: one job charges 0 + 1/1
+            assertThat(lastVtime("acme")).contains(1.0);
+            assertWakeup(notifications(ARRIVAL), "default");
+        }
+    }
+
+    @Nested
+    class AutoCommit {
+        @Test
+        void onAnAutoCommitConnectionTheEnqueueIsItsOwnTransaction() throws SQLException {
+            try (Connection c = db.newConnection()) {
+                assertThat(c.getAutoCommit()).isTrue();
+                EnqueueResult first = client.enqueue(c, job("acme").withIdempotencyKey("k"));
+
+                assertThat(visibleJobIds()).containsExactly(first.job().id().value());
+                assertWakeup(notifications(ARRIVAL), "default");
+                assertThat(c.getAutoCommit()).as("the connection is left as it was").isTrue();
+
+                EnqueueResult again = client.enqueue(c, job("acme").withIdempotencyKey("k"));
+                assertThat(again).isInstanceOf(EnqueueResult.Existing.class);
+                assertThat(again.job().id()).isEqualTo(first.job().id());
+                assertThat(lastVtime("acme")).contains(1.0);
+            }
+        }
+    }
+
+    @Nested
+    class WakeupPayload {
+        @Test
+        void theWakeupNamesOnlyTheQueueEvenForAMegabytePayload() throws SQLException {
+            String blob = "x".repeat(1_000_000 - "{\"blob\":\"\"}".length());
+            String payload = "{\"blob\":\"" + blob + "\"}";
+            assertThat(payload.getBytes(StandardCharsets.UTF_8)).hasSize(1_000_000);
+            QueueName reports = QueueName.of("reports");
+
+            try (Connection c = callerTransaction()) {
+                client.enqueue(c, NewJob.of(TenantId.of("acme"), reports, TASK, payload));
+                c.commit();
+            }
+
+            List<PGNotification> got = notifications(ARRIVAL);
+            assertWakeup(got, "reports");
+            assertThat(got.getFirst().getParameter().getBytes(StandardCharsets.UTF_8).length).isLessThan(100);
+            assertThat(db.dsl().resultQuery("SELECT octet_length(payload->>'blob') FROM jobs").fetchSingle(0, Integer.class))
+                    .as("the payload itself was stored whole").isEqualTo(blob.length());
+        }
+    }
+}
