@@ -1,6 +1,7 @@
 package io.jobq.application.worker;
 
 import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.jobq.domain.job.Job;
@@ -12,6 +13,7 @@ import io.jobq.domain.tenant.TenantId;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
 
 /**
  * What a {@link JobHandler} knows about the run it is executing: the job's identity, its attempt,
@@ -128,10 +130,18 @@ public final class JobContext {
         return cancelReason.compareAndSet(null, Objects.requireNonNull(reason, "reason"));
     }
 
+    /** The most specific message, plus the JSON path of the offending field when Jackson knows it. */
     private static String rootMessage(Throwable e) {
         Throwable root = e;
         while (root.getCause() != null && root.getCause() != root) root = root.getCause();
         String message = root instanceof JacksonException je ? je.getOriginalMessage() : root.getMessage();
-        return message == null ? root.getClass().getSimpleName() : message;
+        if (message == null) message = root.getClass().getSimpleName();
+        if (e instanceof JsonMappingException jme && !jme.getPath().isEmpty()) {
+            String path = jme.getPath().stream()
+                    .map(ref -> ref.getFieldName() != null ? ref.getFieldName() : "[" + ref.getIndex() + "]")
+                    .collect(Collectors.joining("."));
+            message += " (at " + path + ")";
+        }
+        return message;
     }
 }
