@@ -89,7 +89,9 @@ import org.slf4j.spi.LoggingEventBuilder;
  * interrupted, their outcomes discarded ({@link DiscardReason#SHUTDOWN}); nothing is written for them,
  * so the lease lapses and any worker's maintenance reaps them (counting an attempt). Releasing them
  * to queued instead would need a new store write racing the still-running handler; the lease already
- * gives the same end state safely. {@code close()} returns within the grace period plus about 1 s.
+ * gives the same end state safely. A run that had already returned and is writing its outcome at the
+ * deadline finishes that write (at most {@value #WRITE_ATTEMPTS} tries). {@code close()} returns
+ * within the grace period plus about 1 s.
  *
  * <p>The worker owns the {@link WakeupChannel} it is given: it starts it and closes it.
  */
@@ -236,10 +238,22 @@ public final class Worker implements AutoCloseable {
      * Starts the claim loop, heartbeat, maintenance and (if enabled) the wake-up listener; returns at once.
      *
      * @throws IllegalStateException if the worker was already started or closed
+     * @throws RuntimeException whatever {@link WakeupChannel#start} throws; the worker is then closed
      */
     public void start() {
         if (!lifecycle.compareAndSet(Lifecycle.NEW, Lifecycle.RUNNING)) {
             throw new IllegalStateException("worker " + id + " was already started (" + lifecycle.get() + ")");
+        }
+        if (settings.listen()) {
+            try {
+                // Before the claim loop's first pass, so a job enqueued meanwhile is either seen by
+                // that pass or wakes the loop afterwards.
+                wakeups.orElseThrow().start(Set.copyOf(settings.queues()), claimSignal::signal);
+            } catch (RuntimeException e) {
+                lifecycle.set(Lifecycle.CLOSED);
+                terminated.countDown();
+                throw e;
+            }
         }
         timer = Executors.newSingleThreadScheduledExecutor(
                 Thread.ofPlatform().daemon(true).name("jobq-timeout-" + id).factory());
@@ -247,9 +261,6 @@ public final class Worker implements AutoCloseable {
         if (settings.maintenanceEnabled()) {
             maintenanceThread = Thread.ofPlatform().daemon(true).name("jobq-maintenance-" + id)
                     .start(this::maintenanceLoop);
-        }
-        if (settings.listen()) {
-            wakeups.orElseThrow().start(Set.copyOf(settings.queues()), claimSignal::signal);
         }
         claimThread = Thread.ofPlatform().daemon(true).name("jobq-claim-" + id).start(this::claimLoop);
         log.atInfo().addKeyValue("worker", id).addKeyValue("queues", settings.queues())
@@ -302,11 +313,12 @@ public final class Worker implements AutoCloseable {
         try {
             claimThread.join(remaining(deadline));
             // All permits back means every run has finished and recorded (or discarded) its outcome.
-            if (!slots.tryAcquire(settings.concurrency(), remaining(deadline).toNanos(), TimeUnit.NANOSECONDS)) {
-                abandonInHand();
-            }
+            boolean drained = slots.tryAcquire(settings.concurrency(), remaining(deadline).toNanos(), TimeUnit.NANOSECONDS);
+            abandoning = true; // from here on no run starts, even from a claim still stuck in the store
+            if (!drained) abandonInHand();
         } catch (InterruptedException e) {
             interrupted = true;
+            abandoning = true;
             abandonInHand();
         }
 
@@ -344,8 +356,9 @@ public final class Worker implements AutoCloseable {
                 continue;
             }
             if (!jobs.isEmpty()) {
-                for (Job job : jobs) launch(job);
+                // Reported before the runs start, so a listener sees claimed before completed/failed.
                 notify(() -> listener.claimed(List.copyOf(jobs)));
+                for (Job job : jobs) launch(job);
             }
             // A short batch means the queues are drained: wait for news. A full one: go again at once.
             if (jobs.size() < want) claimSignal.await(settings.pollInterval());
@@ -354,18 +367,25 @@ public final class Worker implements AutoCloseable {
 
     private void launch(Job job) {
         FencingToken token = job.fencingToken();
-        if (abandoning) {
-            // Claimed by a call that was still in flight when the grace period ended: leave it to its lease.
+        // Only the claim loop takes permits and it asked for at most the free ones, so this fails only
+        // once close() has taken them all: a claim still in flight when the grace period ended.
+        if (abandoning || !slots.tryAcquire()) {
+            log.atWarn().addKeyValue("job", job.id()).log(
+                    "job {} was claimed while worker {} shut down; it is left to its lease", job.id(), id);
             notify(() -> listener.discarded(token, DiscardReason.SHUTDOWN));
             return;
         }
-        slots.acquireUninterruptibly(); // never blocks: the claim asked for at most the free slots
         Run run = new Run(job, token, parse(job));
         inHand.put(token, run);
         run.thread = Thread.ofVirtual().name("jobq-job-" + job.id() + "#" + job.attempts())
                 .unstarted(() -> execute(run));
-        settings.timeoutFor(job.task()).ifPresent(timeout -> run.timeout =
-                timer.schedule(() -> timeOut(run, timeout), timeout.toNanos(), TimeUnit.NANOSECONDS));
+        settings.timeoutFor(job.task()).ifPresent(timeout -> {
+            try {
+                run.timeout = timer.schedule(() -> timeOut(run, timeout), timeout.toNanos(), TimeUnit.NANOSECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // the timer stopped with the worker; the run is abandoned by close() anyway
+            }
+        });
         run.thread.start();
     }
 
@@ -521,7 +541,6 @@ public final class Worker implements AutoCloseable {
     }
 
     private void abandonInHand() {
-        abandoning = true;
         for (Run run : List.copyOf(inHand.values())) {
             Phase from = run.phase.get();
             if ((from == Phase.RUNNING || from == Phase.TIMED_OUT) && run.phase.compareAndSet(from, Phase.ABANDONED)) {

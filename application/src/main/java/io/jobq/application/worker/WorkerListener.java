@@ -54,6 +54,9 @@ public interface WorkerListener {
      */
     default void storeError(String operation, RuntimeException e) {}
 
-    /** {@link Worker#close()} finished: nothing more will be claimed, heartbeated or recorded by this worker. */
+    /**
+     * {@link Worker#close()} finished: this worker claims, heartbeats and maintains no more. (A run
+     * that was already writing its outcome at the grace deadline may still finish that write.)
+     */
     default void stopped() {}
 }

@@ -234,6 +234,8 @@ class WorkerTest {
 
             Job dead = awaitState(id, JobState.DEAD);
             assertThat(dead.attempts()).isEqualTo(2);
+            // The listener hears of a failure just after the store records it.
+            Await.until(SOON, "both failures reported", () -> events.failures.size() == 2);
             assertThat(events.failures).extracting(f -> f.recorded().state())
                     .containsExactly(JobState.SCHEDULED, JobState.DEAD);
         }
@@ -587,6 +589,18 @@ class WorkerTest {
             wakeups.wakeAll();
             awaitState(second, JobState.DONE);
         }
+    }
+
+    @Test
+    void aWakeupChannelThatFailsToStartLeavesTheWorkerClosed() {
+        wakeups.start(java.util.Set.of(QueueName.DEFAULT), () -> {}); // a second start() throws
+        Worker worker = Worker.builder(store, handlers).wakeups(wakeups).settings(FAST).listener(events).build();
+        workers.add(worker);
+
+        assertThatThrownBy(worker::start).isInstanceOf(IllegalStateException.class).hasMessageContaining("already started");
+        worker.close();
+        assertThat(store.calls("claim")).isZero();
+        assertThatThrownBy(worker::start).isInstanceOf(IllegalStateException.class);
     }
 
     @Test
