@@ -339,30 +339,43 @@ public final class Worker implements AutoCloseable {
     private void claimLoop() {
         Backoff outage = new Backoff(WorkerSettings.MIN_OUTAGE_BACKOFF, settings.outageBackoffCap());
         while (claimingStopped.getCount() > 0 && !Thread.currentThread().isInterrupted()) {
-            int free = slots.availablePermits();
-            if (free == 0) {
-                claimSignal.await(settings.pollInterval());
-                continue;
-            }
-            int want = Math.min(free, settings.claimBatchSize());
-            List<Job> jobs;
             try {
-                jobs = store.claim(new ClaimRequest(settings.queues(), id, want, settings.lease()));
-                outage.reset();
+                claimOnce(outage);
             } catch (RuntimeException e) {
+                // A bug here must not silently stop this worker from claiming: log it, pause, go on.
                 Duration pause = outage.next();
-                storeError("claim", e, pause);
+                log.atError().addKeyValue("worker", id).setCause(e)
+                        .log("claim loop of worker {} failed unexpectedly; continuing in {} ms", id, pause.toMillis());
                 if (awaitQuietly(claimingStopped, pause)) break;
-                continue;
             }
-            if (!jobs.isEmpty()) {
-                // Reported before the runs start, so a listener sees claimed before completed/failed.
-                notify(() -> listener.claimed(List.copyOf(jobs)));
-                for (Job job : jobs) launch(job);
-            }
-            // A short batch means the queues are drained: wait for news. A full one: go again at once.
-            if (jobs.size() < want) claimSignal.await(settings.pollInterval());
         }
+    }
+
+    /** One pass: claim up to the free slots and start the runs, or wait for news. */
+    private void claimOnce(Backoff outage) {
+        int free = slots.availablePermits();
+        if (free == 0) {
+            claimSignal.await(settings.pollInterval());
+            return;
+        }
+        int want = Math.min(free, settings.claimBatchSize());
+        List<Job> jobs;
+        try {
+            jobs = store.claim(new ClaimRequest(settings.queues(), id, want, settings.lease()));
+            outage.reset();
+        } catch (RuntimeException e) {
+            Duration pause = outage.next();
+            storeError("claim", e, pause);
+            awaitQuietly(claimingStopped, pause);
+            return;
+        }
+        if (!jobs.isEmpty()) {
+            // Reported before the runs start, so a listener sees claimed before completed/failed.
+            notify(() -> listener.claimed(List.copyOf(jobs)));
+            for (Job job : jobs) launch(job);
+        }
+        // A short batch means the queues are drained: wait for news. A full one: go again at once.
+        if (jobs.size() < want) claimSignal.await(settings.pollInterval());
     }
 
     private void launch(Job job) {
@@ -391,7 +404,11 @@ public final class Worker implements AutoCloseable {
 
     private ParsedPayload parse(Job job) {
         try {
-            return new ParsedPayload(mapper.readTree(job.payload()), null);
+            JsonNode node = mapper.readTree(job.payload());
+            if (node == null || node.isMissingNode()) {
+                return new ParsedPayload(MissingNode.getInstance(), "payload of job " + job.id() + " is empty, not JSON");
+            }
+            return new ParsedPayload(node, null);
         } catch (JacksonException e) {
             return new ParsedPayload(MissingNode.getInstance(),
                     "payload of job " + job.id() + " is not valid JSON: " + e.getOriginalMessage());

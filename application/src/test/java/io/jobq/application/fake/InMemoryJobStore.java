@@ -39,7 +39,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -455,8 +454,7 @@ public final class InMemoryJobStore implements JobStore {
         }
         if (node.isObject()) {
             ObjectNode out = JsonNodeFactory.instance.objectNode();
-            for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
-                Map.Entry<String, JsonNode> e = it.next();
+            for (Map.Entry<String, JsonNode> e : node.properties()) {
                 out.set(e.getKey().replace("\u0000", ""), stripNul(e.getValue()));
             }
             return out;

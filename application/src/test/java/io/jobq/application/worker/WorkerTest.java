@@ -282,6 +282,17 @@ class WorkerTest {
         }
 
         @Test
+        void anEmptyPayloadIsAPermanentFailureAndTheWorkerCarriesOn() {
+            JobId empty = enqueue("noop", "");
+            start(FAST);
+
+            assertThat(awaitState(empty, JobState.DEAD).lastError().orElseThrow()).contains("is empty");
+            JobId next = enqueue("noop", "{}");
+            wakeups.wakeAll();
+            awaitState(next, JobState.DONE);
+        }
+
+        @Test
         void aTaskWithoutAHandlerFailsRetryablyNamingTheTaskAndTheWorker() {
             JobId id = enqueue("resize_image", "{}");
             start(FAST);
