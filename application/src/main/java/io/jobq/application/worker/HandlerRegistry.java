@@ -1,12 +1,15 @@
 package io.jobq.application.worker;
 
 import io.jobq.domain.job.TaskName;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
@@ -26,6 +29,8 @@ import java.util.stream.Collectors;
  * <p>Thread-safe.
  */
 public final class HandlerRegistry {
+    private static final Comparator<TaskName> BY_NAME = Comparator.comparing(TaskName::value);
+
     private final Map<TaskName, JobHandler> handlers = new ConcurrentHashMap<>();
 
     /** An empty registry. */
@@ -86,15 +91,13 @@ public final class HandlerRegistry {
 
     /** The registered task names, sorted. */
     public Set<TaskName> tasks() {
-        return handlers.keySet().stream()
-                .collect(Collectors.toCollection(() -> new java.util.TreeSet<>(
-                        java.util.Comparator.comparing(TaskName::value))));
+        return handlers.keySet().stream().collect(Collectors.toCollection(() -> new TreeSet<>(BY_NAME)));
     }
 
     /** An immutable copy of the current registrations, sorted by task name. */
     Map<TaskName, JobHandler> snapshot() {
-        Map<TaskName, JobHandler> sorted = new TreeMap<>(java.util.Comparator.comparing(TaskName::value));
+        Map<TaskName, JobHandler> sorted = new TreeMap<>(BY_NAME);
         sorted.putAll(handlers);
-        return java.util.Collections.unmodifiableMap(sorted);
+        return Collections.unmodifiableMap(sorted);
     }
 }
