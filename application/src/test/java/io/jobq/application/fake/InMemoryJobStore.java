@@ -1,0 +1,521 @@
+package io.jobq.application.fake;
+
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+import io.jobq.application.port.Backlog;
+import io.jobq.application.port.ClaimRequest;
+import io.jobq.application.port.EnqueueResult;
+import io.jobq.application.port.FencedWrite;
+import io.jobq.application.port.JobQuery;
+import io.jobq.application.port.JobStore;
+import io.jobq.application.port.NewJob;
+import io.jobq.application.port.NewJobBatch;
+import io.jobq.application.port.RetryResult;
+import io.jobq.application.port.StoreUnavailableException;
+import io.jobq.application.port.TenantSettings;
+import io.jobq.application.worker.ErrorText;
+import io.jobq.domain.fairness.FairQueue;
+import io.jobq.domain.fairness.TenantWeight;
+import io.jobq.domain.job.Job;
+import io.jobq.domain.job.JobId;
+import io.jobq.domain.job.JobState;
+import io.jobq.domain.job.QueueName;
+import io.jobq.domain.job.TaskName;
+import io.jobq.domain.lease.FencingToken;
+import io.jobq.domain.lease.Lease;
+import io.jobq.domain.lease.WorkerId;
+import io.jobq.domain.retry.BackoffPolicy;
+import io.jobq.domain.tenant.TenantId;
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+
+/**
+ * The whole {@link JobStore} port in memory, behaving as the PostgreSQL store does, for tests of
+ * everything above the store. One lock guards all state, so every method is atomic like the one
+ * transaction it stands for; the injected clock plays the database's {@code now()}.
+ *
+ * <ul>
+ *   <li>Fairness: start tags from {@link FairQueue} with V = the lowest tag queued in the queue, or,
+ *       when none is queued, the highest tag handed out in that queue (max over its tenants' last tags).
+ *   <li>Claim: lowest (vtime, id) first across the requested queues; increments attempts; leases until
+ *       {@code now + leaseFor}.
+ *   <li>complete / fail / heartbeat apply only to a running row carrying the token's (id, worker, attempt).
+ *   <li>fail: dead when permanent or {@code attempts >= maxAttempts}, else scheduled at
+ *       {@code now + backoff.delay(attempts)}. Reap does the same for leases with {@code expiry < now},
+ *       {@code last_error} naming the expired lease and its owner.
+ *   <li>Error texts via {@link ErrorText#sanitise(String)}; results and payloads lose NUL characters
+ *       (as escapes jsonb refuses) in strings and keys.
+ * </ul>
+ *
+ * Test hooks: {@link #setAvailable(boolean)} simulates an outage (every call throws
+ * {@link StoreUnavailableException}); {@link #atomically(Supplier)} runs several steps with no
+ * other call in between; {@link #calls(String)} counts calls per method.
+ */
+public final class InMemoryJobStore implements JobStore {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final InstantSource clock;
+    private final BackoffPolicy backoff;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final TreeMap<Long, Row> rows = new TreeMap<>();
+    private final Map<TenantKey, TenantRow> tenants = new HashMap<>();
+    private final Map<IdempotencyKey, Long> idempotency = new HashMap<>();
+    private final AtomicBoolean available = new AtomicBoolean(true);
+    private final Map<String, AtomicInteger> calls = new java.util.concurrent.ConcurrentHashMap<>();
+    private long nextId = 1;
+
+    /** A store on {@code clock} with {@link BackoffPolicy#defaults()}. */
+    public InMemoryJobStore(InstantSource clock) {
+        this(clock, BackoffPolicy.defaults());
+    }
+
+    public InMemoryJobStore(InstantSource clock, BackoffPolicy backoff) {
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.backoff = Objects.requireNonNull(backoff, "backoff");
+    }
+
+    // --- test hooks ---------------------------------------------------------------------------
+
+    /** While false, every port method throws {@link StoreUnavailableException} and changes nothing. */
+    public void setAvailable(boolean value) {
+        available.set(value);
+    }
+
+    /** Runs {@code steps} holding the store's lock: no port call from another thread interleaves. */
+    public <T> T atomically(Supplier<T> steps) {
+        lock.lock();
+        try {
+            return steps.get();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** How many times {@code method} (e.g. "claim", "heartbeat") was called, failed calls included. */
+    public int calls(String method) {
+        AtomicInteger n = calls.get(method);
+        return n == null ? 0 : n.get();
+    }
+
+    /**
+     * The job, which must exist, read for a test's assertions: not counted in {@link #calls} and
+     * not affected by a simulated outage.
+     */
+    public Job require(JobId id) {
+        return atomically(() -> Optional.ofNullable(rows.get(id.value())).map(Row::toJob))
+                .orElseThrow(() -> new AssertionError("no job " + id));
+    }
+
+    // --- JobStore -----------------------------------------------------------------------------
+
+    @Override
+    public EnqueueResult enqueue(NewJob job) {
+        return tx("enqueue", () -> {
+            if (job.idempotencyKey().isPresent()) {
+                Long existing = idempotency.get(new IdempotencyKey(job.tenant(), job.idempotencyKey().get()));
+                if (existing != null) return new EnqueueResult.Existing(rows.get(existing).toJob());
+            }
+            Row row = insert(job.tenant(), job.queue(), job.task(), job.payload(), job.maxAttempts(), job.delay(),
+                    job.idempotencyKey());
+            job.idempotencyKey().ifPresent(k -> idempotency.put(new IdempotencyKey(job.tenant(), k), row.id));
+            return new EnqueueResult.Created(row.toJob());
+        });
+    }
+
+    @Override
+    public List<JobId> enqueueBatch(NewJobBatch batch) {
+        return tx("enqueueBatch", () -> {
+            List<JobId> ids = new ArrayList<>();
+            for (String payload : batch.payloads()) {
+                ids.add(JobId.of(insert(batch.tenant(), batch.queue(), batch.task(), payload, batch.maxAttempts(),
+                        batch.delay(), Optional.empty()).id));
+            }
+            return ids;
+        });
+    }
+
+    @Override
+    public List<Job> claim(ClaimRequest req) {
+        return tx("claim", () -> {
+            Instant now = clock.instant();
+            Set<QueueName> queues = Set.copyOf(req.queues());
+            List<Row> picked = rows.values().stream()
+                    .filter(r -> r.state == JobState.QUEUED && queues.contains(r.queue))
+                    .sorted(Comparator.comparingDouble((Row r) -> r.vtime).thenComparingLong(r -> r.id))
+                    .limit(req.limit())
+                    .toList();
+            List<Job> claimed = new ArrayList<>();
+            for (Row r : picked) {
+                r.state = JobState.RUNNING;
+                r.attempts++;
+                r.lockedBy = req.worker();
+                r.lockedUntil = now.plus(req.leaseFor());
+                r.startedAt = now;
+                claimed.add(r.toJob());
+            }
+            return claimed;
+        });
+    }
+
+    @Override
+    public FencedWrite complete(FencingToken token, Optional<String> resultJson) {
+        Objects.requireNonNull(resultJson, "resultJson");
+        return tx("complete", () -> {
+            Row r = holder(token);
+            if (r == null) return rejected(token);
+            r.state = JobState.DONE;
+            r.result = resultJson.map(InMemoryJobStore::sanitiseJson);
+            r.finishedAt = clock.instant();
+            r.clearLease();
+            return new FencedWrite.Applied(r.toJob());
+        });
+    }
+
+    @Override
+    public FencedWrite fail(FencingToken token, String error, boolean permanent) {
+        Objects.requireNonNull(error, "error");
+        return tx("fail", () -> {
+            Row r = holder(token);
+            if (r == null) return rejected(token);
+            retryOrBury(r, ErrorText.sanitise(error), permanent);
+            return new FencedWrite.Applied(r.toJob());
+        });
+    }
+
+    @Override
+    public Set<FencingToken> heartbeat(Collection<FencingToken> tokens, Duration leaseFor) {
+        return tx("heartbeat", () -> {
+            Instant until = clock.instant().plus(leaseFor);
+            Set<FencingToken> lost = new LinkedHashSet<>();
+            for (FencingToken t : tokens) {
+                Row r = holder(t);
+                if (r == null) lost.add(t);
+                else r.lockedUntil = until;
+            }
+            return lost;
+        });
+    }
+
+    @Override
+    public int reapExpiredLeases(int limit) {
+        checkLimit(limit);
+        return tx("reapExpiredLeases", () -> {
+            Instant now = clock.instant();
+            List<Row> expired = rows.values().stream()
+                    .filter(r -> r.state == JobState.RUNNING && r.lockedUntil.isBefore(now))
+                    .sorted(Comparator.comparing((Row r) -> r.lockedUntil).thenComparingLong(r -> r.id))
+                    .limit(limit)
+                    .toList();
+            for (Row r : expired) {
+                String error = "lease expired at " + r.lockedUntil + " (held by worker " + r.lockedBy + ", attempt "
+                        + r.attempts + ")";
+                retryOrBury(r, error, false);
+            }
+            return expired.size();
+        });
+    }
+
+    @Override
+    public int promoteDue(int limit) {
+        checkLimit(limit);
+        return tx("promoteDue", () -> {
+            Instant now = clock.instant();
+            List<Row> due = rows.values().stream()
+                    .filter(r -> r.state == JobState.SCHEDULED && !r.runAt.isAfter(now))
+                    .sorted(Comparator.comparing((Row r) -> r.runAt).thenComparingLong(r -> r.id))
+                    .limit(limit)
+                    .toList();
+            for (Row r : due) makeRunnable(r);
+            return due.size();
+        });
+    }
+
+    @Override
+    public RetryResult retryDead(JobId id) {
+        return tx("retryDead", () -> {
+            Row r = rows.get(id.value());
+            if (r == null) return new RetryResult.NotFound(id);
+            if (r.state != JobState.DEAD) return new RetryResult.NotDead(r.toJob());
+            r.maxAttempts = r.attempts + r.maxAttempts;
+            r.finishedAt = null;
+            r.runAt = clock.instant();
+            makeRunnable(r);
+            return new RetryResult.Requeued(r.toJob());
+        });
+    }
+
+    @Override
+    public TenantSettings setWeight(TenantId tenant, QueueName queue, TenantWeight weight) {
+        Objects.requireNonNull(weight, "weight");
+        return tx("setWeight", () -> {
+            tenantRow(queue, tenant).weight = weight;
+            return new TenantSettings(tenant, queue, weight);
+        });
+    }
+
+    @Override
+    public Optional<Job> get(JobId id) {
+        return tx("get", () -> Optional.ofNullable(rows.get(id.value())).map(Row::toJob));
+    }
+
+    @Override
+    public List<Job> list(JobQuery query) {
+        return tx("list", () -> rows.descendingMap().values().stream()
+                .filter(r -> query.tenant().map(t -> t.equals(r.tenant)).orElse(true))
+                .filter(r -> query.queue().map(q -> q.equals(r.queue)).orElse(true))
+                .filter(r -> query.state().map(s -> s == r.state).orElse(true))
+                .filter(r -> query.after().map(a -> r.id < a.value()).orElse(true))
+                .limit(query.limit())
+                .map(Row::toJob)
+                .toList());
+    }
+
+    @Override
+    public Map<QueueName, Map<JobState, Long>> countsByQueueAndState() {
+        return tx("countsByQueueAndState", () -> {
+            Map<QueueName, Map<JobState, Long>> counts = new LinkedHashMap<>();
+            for (Row r : rows.values()) {
+                counts.computeIfAbsent(r.queue, q -> new java.util.EnumMap<>(JobState.class)).merge(r.state, 1L, Long::sum);
+            }
+            return counts;
+        });
+    }
+
+    @Override
+    public Map<QueueName, Duration> oldestRunnableAge() {
+        return tx("oldestRunnableAge", () -> {
+            Instant now = clock.instant();
+            Map<QueueName, Duration> ages = new LinkedHashMap<>();
+            for (Row r : rows.values()) {
+                if (r.state != JobState.QUEUED) continue;
+                Duration age = Duration.between(r.runAt, now);
+                if (age.isNegative()) age = Duration.ZERO;
+                ages.merge(r.queue, age, (a, b) -> a.compareTo(b) >= 0 ? a : b);
+            }
+            return ages;
+        });
+    }
+
+    @Override
+    public List<Backlog> largestBacklogs(int limit) {
+        if (limit < 1) throw new IllegalArgumentException("limit must be >= 1, was " + limit);
+        return tx("largestBacklogs", () -> {
+            Map<TenantKey, Long> counts = new HashMap<>();
+            for (Row r : rows.values()) {
+                if (r.state == JobState.QUEUED) counts.merge(new TenantKey(r.queue, r.tenant), 1L, Long::sum);
+            }
+            return counts.entrySet().stream()
+                    .map(e -> new Backlog(e.getKey().queue(), e.getKey().tenant(), e.getValue()))
+                    .sorted(Comparator.comparingLong(Backlog::queued).reversed()
+                            .thenComparing(b -> b.queue().value()).thenComparing(b -> b.tenant().value()))
+                    .limit(limit)
+                    .toList();
+        });
+    }
+
+    @Override
+    public void ping() {
+        tx("ping", () -> null);
+    }
+
+    // --- internals ----------------------------------------------------------------------------
+
+    private <T> T tx(String method, Supplier<T> body) {
+        calls.computeIfAbsent(method, m -> new AtomicInteger()).incrementAndGet();
+        if (!available.get()) {
+            throw new StoreUnavailableException(method, new IOException("simulated outage: the store is down"));
+        }
+        lock.lock();
+        try {
+            return body.get();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private Row insert(TenantId tenant, QueueName queue, TaskName task, String payload, int maxAttempts, Duration delay,
+            Optional<String> key) {
+        Instant now = clock.instant();
+        Row r = new Row(nextId++, tenant, queue, task, sanitiseJson(payload), maxAttempts, now, key);
+        rows.put(r.id, r);
+        tenantRow(queue, tenant); // the tenant row exists from its first job, as the SQL upsert makes it
+        if (delay.isZero()) {
+            r.runAt = now;
+            makeRunnable(r);
+        } else {
+            r.state = JobState.SCHEDULED;
+            r.runAt = now.plus(delay);
+        }
+        return r;
+    }
+
+    /** Queued with a fresh start tag: max(V, tenant's last tag) + 1/weight. */
+    private void makeRunnable(Row r) {
+        TenantRow tenant = tenantRow(r.queue, r.tenant);
+        double tag = FairQueue.startTag(virtualTime(r.queue), tenant.lastVtime, tenant.weight);
+        tenant.lastVtime = tag;
+        r.vtime = tag;
+        r.state = JobState.QUEUED;
+    }
+
+    /** V: the lowest queued tag in the queue, else the highest tag handed out in it (0 when none ever was). */
+    private double virtualTime(QueueName queue) {
+        OptionalDouble lowestQueued = rows.values().stream()
+                .filter(r -> r.state == JobState.QUEUED && r.queue.equals(queue))
+                .mapToDouble(r -> r.vtime)
+                .min();
+        if (lowestQueued.isPresent()) return lowestQueued.getAsDouble();
+        return tenants.entrySet().stream()
+                .filter(e -> e.getKey().queue().equals(queue))
+                .mapToDouble(e -> e.getValue().lastVtime)
+                .max()
+                .orElse(0);
+    }
+
+    private TenantRow tenantRow(QueueName queue, TenantId tenant) {
+        return tenants.computeIfAbsent(new TenantKey(queue, tenant), k -> new TenantRow());
+    }
+
+    private void retryOrBury(Row r, String error, boolean permanent) {
+        Instant now = clock.instant();
+        r.lastError = Optional.of(ErrorText.sanitise(error));
+        if (permanent || r.attempts >= r.maxAttempts) {
+            r.state = JobState.DEAD;
+            r.finishedAt = now;
+        } else {
+            r.state = JobState.SCHEDULED;
+            r.runAt = now.plus(backoff.delay(r.attempts));
+        }
+        r.clearLease();
+    }
+
+    /** The row if it is running under exactly this token, else null. */
+    private Row holder(FencingToken t) {
+        Row r = rows.get(t.job().value());
+        if (r == null || r.state != JobState.RUNNING || !t.worker().equals(r.lockedBy) || r.attempts != t.attempt()) {
+            return null;
+        }
+        return r;
+    }
+
+    private FencedWrite rejected(FencingToken token) {
+        return new FencedWrite.Rejected(token, Optional.ofNullable(rows.get(token.job().value())).map(Row::toJob));
+    }
+
+    private static void checkLimit(int limit) {
+        if (limit < 1) throw new IllegalArgumentException("limit must be >= 1, was " + limit);
+    }
+
+    /**
+     * jsonb refuses the {@code \u0000} escape; the store strips NUL from every string and key
+     * instead of refusing the write.
+     *
+     * @throws IllegalArgumentException if {@code json} is not JSON (jsonb would refuse it)
+     */
+    static String sanitiseJson(String json) {
+        if (json.indexOf('\u0000') < 0 && !json.contains("\\u0000")) return json;
+        try {
+            return JSON.writeValueAsString(stripNul(JSON.readTree(json)));
+        } catch (JacksonException e) {
+            throw new IllegalArgumentException("not valid JSON: " + e.getOriginalMessage(), e);
+        }
+    }
+
+    private static JsonNode stripNul(JsonNode node) {
+        if (node.isTextual()) return TextNode.valueOf(node.textValue().replace("\u0000", ""));
+        if (node.isArray()) {
+            ArrayNode out = JsonNodeFactory.instance.arrayNode();
+            node.forEach(e -> out.add(stripNul(e)));
+            return out;
+        }
+        if (node.isObject()) {
+            ObjectNode out = JsonNodeFactory.instance.objectNode();
+            for (Map.Entry<String, JsonNode> e : node.properties()) {
+                out.set(e.getKey().replace("\u0000", ""), stripNul(e.getValue()));
+            }
+            return out;
+        }
+        return node;
+    }
+
+    private record TenantKey(QueueName queue, TenantId tenant) {}
+
+    private record IdempotencyKey(TenantId tenant, String key) {}
+
+    private static final class TenantRow {
+        TenantWeight weight = TenantWeight.DEFAULT;
+        double lastVtime;
+    }
+
+    private static final class Row {
+        final long id;
+        final TenantId tenant;
+        final QueueName queue;
+        final TaskName task;
+        final String payload;
+        final Instant createdAt;
+        final Optional<String> idempotencyKey;
+        int maxAttempts;
+        JobState state;
+        double vtime = Double.NaN;
+        Instant runAt;
+        int attempts;
+        WorkerId lockedBy;
+        Instant lockedUntil;
+        Optional<String> result = Optional.empty();
+        Optional<String> lastError = Optional.empty();
+        Instant startedAt;
+        Instant finishedAt;
+
+        Row(long id, TenantId tenant, QueueName queue, TaskName task, String payload, int maxAttempts, Instant now,
+                Optional<String> key) {
+            this.id = id;
+            this.tenant = tenant;
+            this.queue = queue;
+            this.task = task;
+            this.payload = payload;
+            this.maxAttempts = maxAttempts;
+            this.createdAt = now;
+            this.runAt = now;
+            this.idempotencyKey = key;
+        }
+
+        void clearLease() {
+            lockedBy = null;
+            lockedUntil = null;
+        }
+
+        Job toJob() {
+            return new Job(JobId.of(id), tenant, queue, task, payload, result, state,
+                    Double.isNaN(vtime) ? OptionalDouble.empty() : OptionalDouble.of(vtime), runAt, attempts,
+                    maxAttempts,
+                    state == JobState.RUNNING ? Optional.of(new Lease(lockedBy, lockedUntil)) : Optional.empty(),
+                    lastError, idempotencyKey, createdAt, Optional.ofNullable(startedAt),
+                    Optional.ofNullable(finishedAt));
+        }
+    }
+}

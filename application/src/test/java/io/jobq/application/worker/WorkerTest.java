@@ -1,0 +1,632 @@
+package io.jobq.application.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import io.jobq.application.fake.Await;
+import io.jobq.application.fake.InMemoryJobStore;
+import io.jobq.application.fake.ManualClock;
+import io.jobq.application.fake.ManualWakeupChannel;
+import io.jobq.application.port.JobStore;
+import io.jobq.application.port.NewJob;
+import io.jobq.domain.job.Job;
+import io.jobq.domain.job.JobId;
+import io.jobq.domain.job.JobState;
+import io.jobq.domain.job.QueueName;
+import io.jobq.domain.job.TaskName;
+import io.jobq.domain.lease.WorkerId;
+import io.jobq.domain.retry.BackoffPolicy;
+import io.jobq.domain.tenant.TenantId;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.SplittableRandom;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The worker against the in-memory fakes. The store's clock is a {@link ManualClock}, so leases and
+ * backoff move only when a test advances it; the worker's own waits (poll, heartbeat, grace) are
+ * real time, kept short. Every wait is a bounded poll for a condition.
+ */
+class WorkerTest {
+    /** Upper bound for things that should happen "soon"; generous so a loaded CI machine passes. */
+    static final Duration SOON = Duration.ofSeconds(10);
+    static final WorkerId WORKER = WorkerId.of("w-test");
+    static final TenantId TENANT = TenantId.of("acme");
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    /**
+     * Short worker-side timings; the fallback poll is a long 60 s so that only wake-ups, freed slots
+     * and promotions start a claim, and a broken wake-up path shows as a timeout.
+     */
+    static final WorkerSettings FAST = WorkerSettings.DEFAULTS
+            .withWorkerId(WORKER)
+            .withPollInterval(Duration.ofSeconds(60))
+            .withHeartbeatInterval(Duration.ofMillis(50))
+            .withMaintenanceInterval(Duration.ofMillis(50))
+            .withGracePeriod(Duration.ofSeconds(5));
+
+    ManualClock clock;
+    InMemoryJobStore store;
+    ManualWakeupChannel wakeups;
+    RecordingListener events;
+    HandlerRegistry handlers;
+    BlockingHandler blocking;
+    final List<Worker> workers = new ArrayList<>();
+
+    @BeforeEach
+    void fixture() {
+        clock = new ManualClock();
+        // A 1 ms backoff window: a failed job is due again as soon as the test moves the clock 1 s.
+        store = new InMemoryJobStore(clock, new BackoffPolicy(Duration.ofMillis(1), Duration.ofMillis(1), new SplittableRandom(7)));
+        wakeups = new ManualWakeupChannel();
+        events = new RecordingListener();
+        blocking = new BlockingHandler();
+        handlers = HandlerRegistry.withBuiltIns().register("block", blocking);
+    }
+
+    @AfterEach
+    void closeWorkers() {
+        blocking.release.countDown();
+        workers.forEach(Worker::close);
+    }
+
+    Worker start(WorkerSettings settings) {
+        Worker worker = Worker.builder(store, handlers).wakeups(wakeups).settings(settings).clock(clock)
+                .listener(events).build();
+        workers.add(worker);
+        worker.start();
+        return worker;
+    }
+
+    JobId enqueue(String task, String payload) {
+        return enqueue(NewJob.of(TENANT, QueueName.DEFAULT, TaskName.of(task), payload));
+    }
+
+    JobId enqueue(NewJob job) {
+        return store.enqueue(job).job().id();
+    }
+
+    Job awaitState(JobId id, JobState state) {
+        Await.until(SOON, "job " + id + " " + state.dbName(), () -> store.require(id).state() == state);
+        return store.require(id);
+    }
+
+    static JsonNode json(String text) {
+        try {
+            return JSON.readTree(text);
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /** Blocks each run until {@link #release} opens (or its context is cancelled, if asked to). */
+    static final class BlockingHandler implements JobHandler {
+        final CountDownLatch release = new CountDownLatch(1);
+        final List<JobContext> contexts = new CopyOnWriteArrayList<>();
+        final AtomicInteger invocations = new AtomicInteger();
+        volatile boolean stopWhenCancelled;
+
+        @Override
+        public Optional<JsonNode> handle(JobContext ctx) throws InterruptedException {
+            contexts.add(ctx);
+            invocations.incrementAndGet();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!release.await(10, TimeUnit.MILLISECONDS)) {
+                if (stopWhenCancelled && ctx.isCancelled()) break;
+                if (System.nanoTime() > deadline) throw new IllegalStateException("never released");
+            }
+            return Optional.of(JsonNodeFactory.instance.objectNode().put("released", true));
+        }
+    }
+
+    @Nested
+    class Claiming {
+        @Test
+        void aWakeupStartsAnIdleWorkersClaimWithinOneSecond() {
+            start(FAST);
+            Await.until(SOON, "the first (empty) claim", () -> store.calls("claim") >= 1);
+            JobId id = enqueue("noop", "{}");
+
+            long woken = System.nanoTime();
+            wakeups.wakeAll();
+            awaitState(id, JobState.DONE);
+
+            assertThat(Duration.ofNanos(System.nanoTime() - woken)).isLessThan(Duration.ofSeconds(1));
+        }
+
+        @Test
+        void withoutAWakeupAnIdleWorkerWaitsForTheFallbackPoll() {
+            // The control for the test above: the job is only picked up because of the wake-up.
+            start(FAST);
+            Await.until(SOON, "the first (empty) claim", () -> store.calls("claim") >= 1);
+            JobId id = enqueue("noop", "{}");
+
+            assertThat(Await.holdsWithin(Duration.ofMillis(1500), () -> store.require(id).state() != JobState.QUEUED))
+                    .as("claimed without a wake-up despite a 60 s poll").isFalse();
+        }
+
+        @Test
+        void inPollingOnlyModeTheFallbackPollFindsWork() {
+            Worker worker = Worker.builder(store, handlers).settings(FAST.withListen(false)
+                    .withPollInterval(Duration.ofMillis(100))).clock(clock).listener(events).build();
+            workers.add(worker);
+            worker.start();
+            Await.until(SOON, "the first (empty) claim", () -> store.calls("claim") >= 1);
+            JobId id = enqueue("noop", "{}");
+
+            awaitState(id, JobState.DONE);
+            assertThat(wakeups.isStarted()).isFalse();
+        }
+
+        @Test
+        void eachClaimAsksForAtMostTheFreeSlots() {
+            for (int i = 0; i < 10; i++) enqueue("block", "{}");
+            start(FAST.withConcurrency(4).withClaimBatchSize(10));
+            Await.until(SOON, "4 jobs running", () -> blocking.invocations.get() == 4);
+
+            // Slots are full: however often it is woken, the worker claims no more.
+            wakeups.wakeAll();
+            assertThat(Await.holdsWithin(Duration.ofMillis(300), () -> events.claimedJobs() > 4)).isFalse();
+            assertThat(events.claims).hasSize(1).first().satisfies(c -> assertThat(c).hasSize(4));
+
+            blocking.release.countDown();
+            Await.until(SOON, "all 10 done", () -> events.completed.size() == 10);
+        }
+
+        @Test
+        void aBatchSmallerThanTheFreeSlotsIsTakenInSeveralClaims() {
+            for (int i = 0; i < 8; i++) enqueue("block", "{}");
+            start(FAST.withConcurrency(8).withClaimBatchSize(3));
+            Await.until(SOON, "8 jobs running", () -> blocking.invocations.get() == 8);
+
+            assertThat(events.claims).extracting(List::size).containsExactly(3, 3, 2);
+        }
+    }
+
+    @Nested
+    class Outcomes {
+        @Test
+        void wordCountOfHelloJobQueueIsThree() {
+            JobId id = enqueue("word_count", "{\"text\": \"hello job queue\"}");
+            start(FAST);
+
+            Job done = awaitState(id, JobState.DONE);
+            assertThat(json(done.result().orElseThrow())).isEqualTo(json("{\"words\": 3}"));
+            assertThat(done.attempts()).isEqualTo(1);
+        }
+
+        @Test
+        void aHandlerFailingTwiceThenSucceedingEndsDoneAfterThreeAttempts() {
+            // Each failure schedules the retry within 1 ms; moving the store clock 1 s makes it due,
+            // and the worker's maintenance promotes it.
+            events.onFailed = f -> clock.advance(Duration.ofSeconds(1));
+            JobId id = enqueue("fail", "{\"times\": 2}");
+            start(FAST);
+
+            Job done = awaitState(id, JobState.DONE);
+            assertThat(done.attempts()).isEqualTo(3);
+            assertThat(json(done.result().orElseThrow())).isEqualTo(json("{\"succeeded_on_attempt\": 3}"));
+            assertThat(events.failures).extracting(f -> f.recorded().state())
+                    .containsExactly(JobState.SCHEDULED, JobState.SCHEDULED);
+            assertThat(done.lastError()).hasValue("java.lang.IllegalStateException: planned failure 2 of 2");
+        }
+
+        @Test
+        void aRetryableFailureOnTheLastAttemptIsDead() {
+            events.onFailed = f -> clock.advance(Duration.ofSeconds(1));
+            JobId id = enqueue(NewJob.of(TENANT, QueueName.DEFAULT, TaskName.of("fail"), "{\"times\": 5}").withMaxAttempts(2));
+            start(FAST);
+
+            Job dead = awaitState(id, JobState.DEAD);
+            assertThat(dead.attempts()).isEqualTo(2);
+            // The listener hears of a failure just after the store records it.
+            Await.until(SOON, "both failures reported", () -> events.failures.size() == 2);
+            assertThat(events.failures).extracting(f -> f.recorded().state())
+                    .containsExactly(JobState.SCHEDULED, JobState.DEAD);
+        }
+
+        @Test
+        void aPermanentJobFailureIsDeadAfterOneAttempt() {
+            JobId id = enqueue("fail", "{\"times\": 1, \"permanent\": true, \"message\": \"card declined for good\"}");
+            start(FAST);
+
+            Job dead = awaitState(id, JobState.DEAD);
+            assertThat(dead.attempts()).isEqualTo(1);
+            assertThat(dead.maxAttempts()).isEqualTo(Job.DEFAULT_MAX_ATTEMPTS);
+            assertThat(dead.lastError()).hasValue("card declined for good");
+        }
+
+        @Test
+        void aPermanentJobFailureWrappedInAnotherExceptionIsStillPermanent() {
+            handlers.register("wrapped", ctx -> {
+                throw new java.util.concurrent.CompletionException(new PermanentJobFailure("bad address"));
+            });
+            JobId id = enqueue("wrapped", "{}");
+            start(FAST);
+
+            assertThat(awaitState(id, JobState.DEAD).attempts()).isEqualTo(1);
+        }
+
+        @Test
+        void aPayloadThatDoesNotBindIsAPermanentFailure() {
+            JobId id = enqueue("word_count", "{\"txt\": \"typo in the field name\"}");
+            start(FAST);
+
+            Job dead = awaitState(id, JobState.DEAD);
+            assertThat(dead.attempts()).isEqualTo(1);
+            assertThat(dead.lastError().orElseThrow())
+                    .contains("does not bind to WordCountPayload").contains("text is required");
+        }
+
+        @Test
+        void aPayloadThatIsNotJsonIsAPermanentFailure() {
+            JobId id = enqueue("noop", "{not json");
+            start(FAST);
+
+            assertThat(awaitState(id, JobState.DEAD).lastError().orElseThrow()).contains("is not valid JSON");
+        }
+
+        @Test
+        void anEmptyPayloadIsAPermanentFailureAndTheWorkerCarriesOn() {
+            JobId empty = enqueue("noop", "");
+            start(FAST);
+
+            assertThat(awaitState(empty, JobState.DEAD).lastError().orElseThrow()).contains("is empty");
+            JobId next = enqueue("noop", "{}");
+            wakeups.wakeAll();
+            awaitState(next, JobState.DONE);
+        }
+
+        @Test
+        void aTaskWithoutAHandlerFailsRetryablyNamingTheTaskAndTheWorker() {
+            JobId id = enqueue("resize_image", "{}");
+            start(FAST);
+
+            Job failed = awaitState(id, JobState.SCHEDULED);
+            assertThat(failed.attempts()).isEqualTo(1);
+            assertThat(failed.lastError().orElseThrow())
+                    .contains("no handler for task 'resize_image'").contains("on worker w-test");
+        }
+
+        @Test
+        void aFailureMessageTheDatabaseCannotStoreIsSanitisedAndTheWorkerCarriesOn() {
+            String nasty = "bad\u0000byte \ud800 " + "x".repeat(100_000) + " 😀";
+            handlers.register("nasty", ctx -> {
+                throw new IllegalStateException(nasty);
+            });
+            JobId bad = enqueue("nasty", "{}");
+            start(FAST);
+
+            Job failed = awaitState(bad, JobState.SCHEDULED);
+            String error = failed.lastError().orElseThrow();
+            assertThat(error).doesNotContain("\u0000").contains(ErrorText.TRUNCATION_MARKER).startsWith("java.lang");
+            assertThat(error.getBytes(StandardCharsets.UTF_8).length).isLessThanOrEqualTo(JobStore.MAX_ERROR_BYTES);
+
+            JobId next = enqueue("noop", "{}");
+            wakeups.wakeAll();
+            awaitState(next, JobState.DONE);
+        }
+
+        @Test
+        void aTaskTimeoutInterruptsTheHandlerAndFailsTheJobRetryably() {
+            JobId id = enqueue("sleep", "{\"ms\": 20000}");
+            long started = System.nanoTime();
+            start(FAST.withTaskTimeout(TaskName.of("sleep"), Duration.ofMillis(200)));
+
+            Job failed = awaitState(id, JobState.SCHEDULED);
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
+            assertThat(failed.attempts()).isEqualTo(1);
+            assertThat(failed.lastError().orElseThrow()).contains("timed out after 200 ms");
+        }
+
+        @Test
+        void aTimeoutOnlyAppliesToItsOwnTask() {
+            JobId id = enqueue("sleep", "{\"ms\": 300}");
+            start(FAST.withTaskTimeout(TaskName.of("block"), Duration.ofMillis(100)));
+
+            assertThat(awaitState(id, JobState.DONE).lastError()).isEmpty();
+        }
+    }
+
+    @Nested
+    class Leases {
+        /**
+         * The lease is 30 s of store time. The test moves the store clock 20 s, lets heartbeats run,
+         * moves it another 20 s (40 s after the claim) and reaps. With heartbeats every 50 ms the lease
+         * was extended and nothing is reaped; with a 29 s heartbeat no heartbeat runs during the test,
+         * and the very same steps reap the job, showing the test can fail.
+         */
+        @ParameterizedTest(name = "heartbeat every {0} ms: reaped = {1}")
+        @CsvSource({"50, false", "29000, true"})
+        void heartbeatsKeepARunningJobsLeaseAlive(long heartbeatMs, boolean expectReaped) {
+            JobId id = enqueue("block", "{}");
+            start(FAST.withMaintenanceEnabled(false).withHeartbeatInterval(Duration.ofMillis(heartbeatMs)));
+            Await.until(SOON, "the job running", () -> blocking.invocations.get() == 1);
+
+            clock.advance(Duration.ofSeconds(20));
+            int beats = events.heartbeats.size();
+            // Two more heartbeats: the second certainly started after the clock moved.
+            Await.holdsWithin(Duration.ofSeconds(2), () -> events.heartbeats.size() >= beats + 2);
+            clock.advance(Duration.ofSeconds(20));
+
+            int reaped = store.reapExpiredLeases(100);
+
+            if (expectReaped) {
+                assertThat(reaped).isEqualTo(1);
+                Job job = store.require(id);
+                assertThat(job.state()).isEqualTo(JobState.SCHEDULED);
+                assertThat(job.lastError().orElseThrow()).contains("lease expired").contains("w-test");
+            } else {
+                assertThat(reaped).isZero();
+                assertThat(store.require(id).state()).isEqualTo(JobState.RUNNING);
+                blocking.release.countDown();
+                assertThat(awaitState(id, JobState.DONE).attempts()).isEqualTo(1);
+            }
+        }
+
+        @Test
+        void aLostLeaseCancelsTheContextAndDiscardsTheOutcome() {
+            blocking.stopWhenCancelled = true;
+            JobId id = enqueue("block", "{}");
+            start(FAST.withMaintenanceEnabled(false));
+            Await.until(SOON, "the job running", () -> blocking.invocations.get() == 1);
+
+            // Expire and reap in one step, so no heartbeat can slip in between and rescue the lease.
+            int reaped = store.atomically(() -> {
+                clock.advance(Duration.ofSeconds(31));
+                return store.reapExpiredLeases(10);
+            });
+            assertThat(reaped).isEqualTo(1);
+
+            Await.until(SOON, "the discard", () -> !events.discards.isEmpty());
+            JobContext ctx = blocking.contexts.getFirst();
+            assertThat(ctx.isCancelled()).isTrue();
+            assertThat(ctx.cancellationReason().orElseThrow()).contains("lease lost");
+            assertThat(events.discards).containsExactly(
+                    new RecordingListener.Discard(ctx.token(), DiscardReason.LEASE_LOST));
+            Job job = store.require(id);
+            assertThat(job.state()).isEqualTo(JobState.SCHEDULED);
+            assertThat(job.result()).isEmpty();
+            assertThat(store.calls("complete")).isZero();
+            assertThat(events.completed).isEmpty();
+        }
+
+        @Test
+        void aCompletionRejectedBecauseTheJobMovedOnIsDiscardedNotReportedDone() {
+            // The stale-worker case (R02): reaped and re-claimed by another worker before the handler
+            // returns, and no heartbeat ran in between to notice.
+            JobId id = enqueue("block", "{}");
+            start(FAST.withMaintenanceEnabled(false).withHeartbeatInterval(Duration.ofSeconds(29)));
+            Await.until(SOON, "the job running", () -> blocking.invocations.get() == 1);
+            store.atomically(() -> {
+                clock.advance(Duration.ofSeconds(31));
+                store.reapExpiredLeases(10);
+                clock.advance(Duration.ofSeconds(1));
+                store.promoteDue(10);
+                return store.claim(new io.jobq.application.port.ClaimRequest(
+                        List.of(QueueName.DEFAULT), WorkerId.of("w-other"), 1, Duration.ofSeconds(30)));
+            });
+
+            blocking.release.countDown();
+            Await.until(SOON, "the discard", () -> !events.discards.isEmpty());
+
+            assertThat(events.discards).extracting(RecordingListener.Discard::reason)
+                    .containsExactly(DiscardReason.WRITE_REJECTED);
+            Job job = store.require(id);
+            assertThat(job.state()).isEqualTo(JobState.RUNNING);
+            assertThat(job.lockedBy()).hasValue(WorkerId.of("w-other"));
+            assertThat(job.attempts()).isEqualTo(2);
+            assertThat(events.completed).isEmpty();
+        }
+    }
+
+    @Nested
+    class Shutdown {
+        @Test
+        void closeLetsTheJobInHandFinishKeepsHeartbeatingAndClaimsNothingMore() throws Exception {
+            JobId running = enqueue("sleep", "{\"ms\": 1500}");
+            Worker worker = start(FAST.withGracePeriod(Duration.ofSeconds(10)));
+            Await.until(SOON, "the job claimed", () -> events.wasClaimed(running));
+
+            Thread closer = Thread.ofPlatform().start(worker::close);
+            long closeBegan = System.nanoTime();
+            Await.until(SOON, "close() to stop listening", wakeups::isClosed);
+            int claimsAtClose = store.calls("claim");
+            int beatsAtClose = events.heartbeats.size();
+            // Runnable work arrives during shutdown; the finishing job frees a slot, which would
+            // prompt a still-running claim loop to take it.
+            JobId late = enqueue("noop", "{}");
+            closer.join(Duration.ofSeconds(15));
+            Duration closeTook = Duration.ofNanos(System.nanoTime() - closeBegan);
+
+            assertThat(closer.isAlive()).isFalse();
+            assertThat(closeTook).isLessThan(Duration.ofSeconds(10));
+            Job done = store.require(running);
+            assertThat(done.state()).isEqualTo(JobState.DONE);
+            assertThat(done.attempts()).isEqualTo(1);
+            assertThat(store.require(late).state()).isEqualTo(JobState.QUEUED);
+            assertThat(store.calls("claim")).isEqualTo(claimsAtClose);
+            assertThat(events.heartbeats.size() - beatsAtClose)
+                    .as("heartbeats while the in-hand job finished during shutdown").isGreaterThanOrEqualTo(3);
+            assertThat(events.stopped.getCount()).isZero();
+        }
+
+        @Test
+        void closeReturnsAtTheGracePeriodAndLeavesAnUnfinishedJobToItsLease() {
+            JobId id = enqueue("sleep", "{\"ms\": 20000}");
+            Worker worker = start(FAST.withGracePeriod(Duration.ofMillis(300)));
+            Await.until(SOON, "the job claimed", () -> events.wasClaimed(id));
+
+            long began = System.nanoTime();
+            worker.close();
+            Duration took = Duration.ofNanos(System.nanoTime() - began);
+
+            assertThat(took).isBetween(Duration.ofMillis(250), Duration.ofMillis(300).plus(Duration.ofSeconds(2)));
+            assertThat(events.discards).extracting(RecordingListener.Discard::reason)
+                    .containsExactly(DiscardReason.SHUTDOWN);
+            // Nothing was written for it: still running under the old lease, never done.
+            Await.holdsWithin(Duration.ofMillis(200), () -> false); // let an (incorrect) late write land
+            assertThat(store.require(id).state()).isEqualTo(JobState.RUNNING);
+            assertThat(store.calls("complete") + store.calls("fail")).isZero();
+            // The lease lapses and maintenance (here: the test) reaps it for another worker.
+            clock.advance(Duration.ofSeconds(31));
+            assertThat(store.reapExpiredLeases(10)).isEqualTo(1);
+            assertThat(store.require(id).state()).isEqualTo(JobState.SCHEDULED);
+        }
+
+        @Test
+        void closeIsIdempotentAndAWorkerCannotBeRestarted() {
+            Worker worker = start(FAST);
+            worker.close();
+            worker.close();
+
+            assertThat(events.stopped.getCount()).isZero();
+            assertThatThrownBy(worker::start).isInstanceOf(IllegalStateException.class);
+        }
+
+        @Test
+        void closingANeverStartedWorkerReturnsAtOnce() {
+            Worker worker = Worker.builder(store, handlers).wakeups(wakeups).settings(FAST).build();
+            worker.close();
+
+            assertThat(wakeups.isClosed()).isTrue();
+            assertThat(store.calls("claim")).isZero();
+        }
+
+        @Test
+        void theShutdownHookClosesTheWorker() throws Exception {
+            Worker worker = start(FAST);
+            Thread hook = worker.shutdownHook();
+            hook.start();
+            hook.join(Duration.ofSeconds(10));
+
+            assertThat(events.stopped.getCount()).isZero();
+        }
+    }
+
+    @Nested
+    class StoreOutages {
+        @Test
+        void aWorkerSurvivesAnOutageAndFinishesJobsAfterwards() {
+            JobId id = enqueue("noop", "{}");
+            store.setAvailable(false);
+            Worker worker = start(FAST.withOutageBackoffCap(Duration.ofMillis(400)));
+
+            Await.until(SOON, "three failed claims", () -> events.storeErrors("claim") >= 3);
+            Await.until(SOON, "a failed maintenance pass", () -> events.maintenanceErrors.get() >= 1);
+            store.setAvailable(true);
+
+            awaitState(id, JobState.DONE);
+            int runs = events.maintenanceRuns.get();
+            Await.until(SOON, "maintenance running again", () -> events.maintenanceRuns.get() > runs);
+            assertThat(worker.inHandCount()).isZero();
+        }
+
+        @Test
+        void aClaimOutageBacksOffInsteadOfSpinning() {
+            store.setAvailable(false);
+            start(FAST.withOutageBackoffCap(Duration.ofMillis(800)));
+
+            Await.holdsWithin(Duration.ofSeconds(1), () -> false);
+            // 100, 200, 400, 800 ms pauses (each jittered down to half at most): at most ~8 tries in 1 s.
+            assertThat(store.calls("claim")).isBetween(2, 10);
+        }
+
+        @Test
+        void aCompletionThatFailsOnceIsRetriedAndRecorded() {
+            handlers.register("flaky_store", ctx -> {
+                store.setAvailable(false); // the store goes down just as the handler finishes
+                return Optional.empty();
+            });
+            events.onStoreError = e -> {
+                if (e.operation().equals("complete")) store.setAvailable(true);
+            };
+            JobId id = enqueue("flaky_store", "{}");
+            start(FAST);
+
+            awaitState(id, JobState.DONE);
+            assertThat(events.storeErrors("complete")).isEqualTo(1);
+        }
+
+        @Test
+        void aCompletionThatKeepsFailingIsLeftToTheLeaseNeverReportedDone() {
+            handlers.register("doomed", ctx -> {
+                store.setAvailable(false);
+                return Optional.empty();
+            });
+            JobId id = enqueue("doomed", "{}");
+            start(FAST.withMaintenanceEnabled(false));
+
+            Await.until(SOON, "the discard", () -> !events.discards.isEmpty());
+            store.setAvailable(true);
+
+            assertThat(events.storeErrors("complete")).isEqualTo(Worker.WRITE_ATTEMPTS);
+            assertThat(events.discards).extracting(RecordingListener.Discard::reason)
+                    .containsExactly(DiscardReason.WRITE_FAILED);
+            assertThat(events.completed).isEmpty();
+            assertThat(store.require(id).state()).isEqualTo(JobState.RUNNING);
+        }
+
+        @Test
+        void aListenerThatThrowsDoesNotStopTheWorker() {
+            Worker worker = Worker.builder(store, handlers).wakeups(wakeups).settings(FAST).clock(clock)
+                    .listener(new WorkerListener() {
+                        @Override
+                        public void claimed(List<Job> jobs) {
+                            throw new IllegalStateException("listener bug");
+                        }
+                    }).build();
+            workers.add(worker);
+            JobId first = enqueue("noop", "{}");
+            worker.start();
+            awaitState(first, JobState.DONE);
+
+            JobId second = enqueue("noop", "{}");
+            wakeups.wakeAll();
+            awaitState(second, JobState.DONE);
+        }
+    }
+
+    @Test
+    void aWakeupChannelThatFailsToStartLeavesTheWorkerClosed() {
+        wakeups.start(java.util.Set.of(QueueName.DEFAULT), () -> {}); // a second start() throws
+        Worker worker = Worker.builder(store, handlers).wakeups(wakeups).settings(FAST).listener(events).build();
+        workers.add(worker);
+
+        assertThatThrownBy(worker::start).isInstanceOf(IllegalStateException.class).hasMessageContaining("already started");
+        worker.close();
+        assertThat(store.calls("claim")).isZero();
+        assertThatThrownBy(worker::start).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void listeningWithoutAWakeupChannelIsRefused() {
+        assertThatThrownBy(() -> Worker.builder(store, handlers).settings(FAST).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("WakeupChannel");
+    }
+
+    @Test
+    void theDefaultWorkerIdIsHostPidRandom() {
+        Worker a = Worker.builder(store, handlers).wakeups(wakeups).build();
+        Worker b = Worker.builder(store, handlers).wakeups(new ManualWakeupChannel()).build();
+
+        String pid = Long.toString(ProcessHandle.current().pid());
+        assertThat(a.id().value()).matches("[A-Za-z0-9_.:-]+-" + pid + "-[0-9a-f]{4}");
+        assertThat(a.id()).isNotEqualTo(b.id()); // 1 in 65,536 chance of a false failure
+    }
+}
