@@ -12,6 +12,7 @@ import io.jobq.application.port.JobStore;
 import io.jobq.application.port.WakeupChannel;
 import io.jobq.domain.job.Job;
 import io.jobq.domain.job.JobState;
+import io.jobq.domain.job.StoredText;
 import io.jobq.domain.job.TaskName;
 import io.jobq.domain.lease.FencingToken;
 import io.jobq.domain.lease.WorkerId;
@@ -71,7 +72,7 @@ import org.slf4j.spi.LoggingEventBuilder;
  * records any other exception, a timeout, and a task with no handler on this worker: that one fails
  * <em>retryably</em>, naming the task and this worker, because during a rolling deploy another
  * worker may already know the task, and {@code max_attempts} still bounds the retries. Error texts
- * go through {@link ErrorText#sanitise(String)} first. An outcome write that throws is tried
+ * go through {@link StoredText#sanitize} first, the one sanitising path the stores use too. An outcome write that throws is tried
  * {@value #WRITE_ATTEMPTS} times in all (pauses 200 ms, 400 ms) and then left to the
  * lease: the job is never reported done unless the store said so.
  *
@@ -489,7 +490,7 @@ public final class Worker implements AutoCloseable {
                 }
             }
             case Outcome.Failed f -> {
-                String error = ErrorText.sanitise(f.error());
+                String error = StoredText.sanitize(f.error(), JobStore.MAX_ERROR_BYTES);
                 Optional<FencedWrite> write = writeWithRetries("fail", run, () -> store.fail(token, error, f.permanent()));
                 if (write.isEmpty()) return;
                 switch (write.get()) {

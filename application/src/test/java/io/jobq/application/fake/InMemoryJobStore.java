@@ -18,13 +18,13 @@ import io.jobq.application.port.NewJobBatch;
 import io.jobq.application.port.RetryResult;
 import io.jobq.application.port.StoreUnavailableException;
 import io.jobq.application.port.TenantSettings;
-import io.jobq.application.worker.ErrorText;
 import io.jobq.domain.fairness.FairQueue;
 import io.jobq.domain.fairness.TenantWeight;
 import io.jobq.domain.job.Job;
 import io.jobq.domain.job.JobId;
 import io.jobq.domain.job.JobState;
 import io.jobq.domain.job.QueueName;
+import io.jobq.domain.job.StoredText;
 import io.jobq.domain.job.TaskName;
 import io.jobq.domain.lease.FencingToken;
 import io.jobq.domain.lease.Lease;
@@ -67,7 +67,7 @@ import java.util.function.Supplier;
  *   <li>fail: dead when permanent or {@code attempts >= maxAttempts}, else scheduled at
  *       {@code now + backoff.delay(attempts)}. Reap does the same for leases with {@code expiry < now},
  *       {@code last_error} naming the expired lease and its owner.
- *   <li>Error texts via {@link ErrorText#sanitise(String)}; results and payloads lose NUL characters
+ *   <li>Error texts via {@link StoredText#sanitize}; results and payloads lose NUL characters
  *       (as escapes jsonb refuses) in strings and keys.
  * </ul>
  *
@@ -201,7 +201,7 @@ public final class InMemoryJobStore implements JobStore {
         return tx("fail", () -> {
             Row r = holder(token);
             if (r == null) return rejected(token);
-            retryOrBury(r, ErrorText.sanitise(error), permanent);
+            retryOrBury(r, StoredText.sanitize(error, MAX_ERROR_BYTES), permanent);
             return new FencedWrite.Applied(r.toJob());
         });
     }
@@ -402,7 +402,7 @@ public final class InMemoryJobStore implements JobStore {
 
     private void retryOrBury(Row r, String error, boolean permanent) {
         Instant now = clock.instant();
-        r.lastError = Optional.of(ErrorText.sanitise(error));
+        r.lastError = Optional.of(StoredText.sanitize(error, MAX_ERROR_BYTES));
         if (permanent || r.attempts >= r.maxAttempts) {
             r.state = JobState.DEAD;
             r.finishedAt = now;

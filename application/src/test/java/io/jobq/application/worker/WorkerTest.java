@@ -314,7 +314,7 @@ class WorkerTest {
 
             Job failed = awaitState(bad, JobState.SCHEDULED);
             String error = failed.lastError().orElseThrow();
-            assertThat(error).doesNotContain("\u0000").contains(ErrorText.TRUNCATION_MARKER).startsWith("java.lang");
+            assertThat(error).doesNotContain("\u0000").contains(io.jobq.domain.job.StoredText.TRUNCATION_MARKER).startsWith("java.lang");
             assertThat(error.getBytes(StandardCharsets.UTF_8).length).isLessThanOrEqualTo(JobStore.MAX_ERROR_BYTES);
 
             JobId next = enqueue("noop", "{}");
