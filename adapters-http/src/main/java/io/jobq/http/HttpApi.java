@@ -74,6 +74,7 @@ public final class HttpApi {
             // a known path with the wrong method answers 405, not 404
             config.http.prefer405over404 = true;
             config.http.maxRequestSize = settings.maxBodyBytes();
+            config.jetty.modifyServer(server -> server.setErrorHandler(new JsonErrorHandler()));
             config.requestLogger.http((ctx, ms) -> metrics.request(ctx.method().name(), route(ctx), ctx.statusCode(), ms));
             config.routes.exception(Exception.class, (e, ctx) -> mapException(e, ctx, settings));
             // Javalin answers an unknown route or a wrong method itself, in plain text and without passing

@@ -168,7 +168,7 @@ final class JsonBodies {
         CharBuffer out = CharBuffer.allocate(bytes.length + 16);
         boolean malformed = false;
         while (true) {
-            CoderResult r = in.hasRemaining() ? decoder.decode(in, out, true) : CoderResult.UNDERFLOW;
+            CoderResult r = decoder.decode(in, out, true);
             if (r.isError()) {
                 malformed = true;
                 out.put(MALFORMED);
@@ -195,6 +195,10 @@ final class JsonBodies {
         }
         if (hadMalformedBytes) {
             return new ApiException(400, "invalid_encoding", "the body is not valid UTF-8", field);
+        }
+        if (message != null && message.contains("surrogate")) {
+            // Jackson itself refuses a broken surrogate pair in a key: the same fault as a lone surrogate in a value
+            return ApiException.invalid(field, (field == null ? "a key" : "a key in " + field) + " contains a lone surrogate, which is not valid Unicode");
         }
         long line = e.getLocation() == null ? -1 : e.getLocation().getLineNr();
         long column = e.getLocation() == null ? -1 : e.getLocation().getColumnNr();

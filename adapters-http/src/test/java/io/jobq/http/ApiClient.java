@@ -25,15 +25,15 @@ final class ApiClient {
     /** One answer: status, headers, raw text and the body parsed as JSON (null when it is not JSON). */
     record Reply(int status, java.net.http.HttpHeaders headers, String text, JsonNode json) {
         String errorCode() {
-            return json.path("error").path("code").asText(null);
+            return json == null ? null : json.path("error").path("code").asText(null);
         }
 
         String errorField() {
-            return json.path("error").path("field").asText(null);
+            return json == null ? null : json.path("error").path("field").asText(null);
         }
 
         String errorMessage() {
-            return json.path("error").path("message").asText(null);
+            return json == null ? null : json.path("error").path("message").asText(null);
         }
 
         @Override
