@@ -26,10 +26,10 @@ import java.util.List;
  * {@code jobq_perf_1m} on the server of {@code JOBQ_TEST_DATABASE_URL}.
  *
  * <pre>
- * ./mvnw -B -ntp -q -pl adapters-http -am test-compile
- * ./mvnw -B -ntp -q -pl adapters-http dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=/tmp/cp.txt
- * java -cp adapters-http/target/test-classes:adapters-http/target/classes:adapters-postgres/target/classes:\
- *   application/target/classes:domain/target/classes:$(cat /tmp/cp.txt) io.jobq.http.manual.LargeTableTiming
+ * ./mvnw -B -ntp -q -pl adapters-http -am test-compile dependency:build-classpath \
+ *     -Dmdep.includeScope=test -Dmdep.outputFile=/tmp/cp-http.txt
+ * $JAVA_HOME/bin/java -cp adapters-http/target/test-classes:adapters-http/target/classes:$(cat /tmp/cp-http.txt) \
+ *     io.jobq.http.manual.LargeTableTiming
  * </pre>
  */
 public final class LargeTableTiming {
