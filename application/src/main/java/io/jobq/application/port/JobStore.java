@@ -114,7 +114,16 @@ public interface JobStore {
     /** A page of jobs, newest first. */
     List<Job> list(JobQuery query);
 
-    /** Job counts by queue, then state; states with no jobs are omitted. */
+    /**
+     * Job counts by queue, then state; states with no jobs (or none seen by the sample) are omitted.
+     *
+     * <p>scheduled, queued and running are exact. done and dead are exact while the jobs table is
+     * small, and ESTIMATES on a large one: a store may read them from a sample or from statistics so
+     * that the call stays cheap however many finished jobs pile up (the PostgreSQL store counts exactly
+     * up to 1,000 heap pages, about 50,000-100,000 jobs, and above that scales up a ~500-page block
+     * sample: a few percent off, and a queue with very few finished jobs among millions may read 0).
+     * Use the terminal counts for dashboards, never to decide anything.
+     */
     Map<QueueName, Map<JobState, Long>> countsByQueueAndState();
 
     /** Per queue with queued jobs: how long the oldest queued job has been runnable. */

@@ -1,0 +1,56 @@
+package io.jobq.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.jobq.application.port.NewJob;
+import io.jobq.domain.job.Job;
+import io.jobq.domain.job.QueueName;
+import io.jobq.domain.job.TaskName;
+import io.jobq.domain.tenant.TenantId;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The body of {@code POST /jobs}, validated.
+ *
+ * <pre>{@code {"task": "word_count", "payload": {"text": "hi"}, "tenant": "acme", "queue": "default",
+ *  "idempotency_key": "order-17", "max_attempts": 5, "delay_seconds": 0}}</pre>
+ *
+ * @param task required; 1-128 characters of {@code [A-Za-z0-9_.:-]}
+ * @param payload JSON text of any JSON value; default {@code {}}. No string or key at any depth may hold
+ *     NUL or a lone surrogate, and numbers must fit PostgreSQL numeric.
+ * @param tenant like task; default {@code "default"}
+ * @param queue like task; default {@code "default"}
+ * @param idempotencyKey 1-255 characters (UTF-16 code units), no NUL or lone surrogate; unique per tenant
+ * @param maxAttempts an integer 1-100; default 5
+ * @param delay {@code delay_seconds}: a number 0-31,536,000 (365 days), millisecond resolution; default 0
+ *     (runnable at once), else scheduled at the database's {@code now() + delay}
+ */
+public record EnqueueJobRequest(String task, String payload, String tenant, String queue, Optional<String> idempotencyKey,
+        int maxAttempts, Duration delay) {
+
+    static final Set<String> FIELDS = Set.of("task", "payload", "tenant", "queue", "idempotency_key", "max_attempts", "delay_seconds");
+
+    /** @throws ApiException 400 naming the first field at fault */
+    static EnqueueJobRequest from(ObjectNode body) {
+        Fields f = new Fields(body, FIELDS);
+        String task = f.requiredIdentifier("task");
+        String tenant = f.identifierOr("tenant", TenantId.DEFAULT.value());
+        String queue = f.identifierOr("queue", QueueName.DEFAULT.value());
+        Optional<String> key = f.text("idempotency_key", 1, NewJob.MAX_IDEMPOTENCY_KEY_LENGTH);
+        int maxAttempts = f.integerOr("max_attempts", 1, Job.MAX_MAX_ATTEMPTS, Job.DEFAULT_MAX_ATTEMPTS);
+        Duration delay = f.delayOr("delay_seconds", Duration.ZERO);
+        // payload is "any JSON value", so JSON null is a value here, not an absent field
+        JsonNode payloadNode = body.has("payload") ? body.get("payload") : JsonNodeFactory.instance.objectNode();
+        JsonBodies.unstorable("payload", payloadNode).ifPresent(why -> {
+            throw ApiException.invalid("payload", why);
+        });
+        return new EnqueueJobRequest(task, JsonBodies.toJson(payloadNode), tenant, queue, key, maxAttempts, delay);
+    }
+
+    NewJob toNewJob() {
+        return new NewJob(TenantId.of(tenant), QueueName.of(queue), TaskName.of(task), payload, maxAttempts, delay, idempotencyKey);
+    }
+}

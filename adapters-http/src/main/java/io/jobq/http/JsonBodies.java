@@ -1,0 +1,288 @@
+package io.jobq.http;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonStreamContext;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.exc.StreamReadException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.javalin.http.Context;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.math.BigDecimal;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CoderResult;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Iterator;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Reads request bodies strictly: JSON media type (else 415), at most the size limit (else 413), valid
+ * UTF-8, one JSON object with no duplicate keys and nothing after it (else 400).
+ *
+ * <p>Why not let Jackson read the bytes: its UTF-8 decoder reports some invalid sequences but not
+ * every one in every position, and never names the field. Decoding first with a strict decoder and
+ * substituting each malformed sequence by a lone surrogate (which valid UTF-8 can never produce)
+ * turns "invalid bytes" into "a lone surrogate inside this string", which the field checks already
+ * refuse, naming the field.
+ */
+final class JsonBodies {
+    /** Strict parsing: duplicate keys and trailing tokens are errors; floats keep their exact digits. */
+    static final ObjectMapper STRICT = JsonMapper.builder()
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+            .build();
+
+    /** Stands in for each malformed UTF-8 sequence; see the class comment. */
+    static final char MALFORMED = '\uDFFF';
+
+    /** PostgreSQL numeric (and so jsonb) holds at most 131,072 digits before the point, 16,383 after. */
+    private static final int MAX_INTEGER_DIGITS = 131_072;
+    private static final int MAX_FRACTION_DIGITS = 16_383;
+
+    private JsonBodies() {}
+
+    /** A decoded body and whether any byte sequence in it was not UTF-8. */
+    record Decoded(String text, boolean hadMalformedBytes) {}
+
+    /**
+     * The request body as a JSON object.
+     *
+     * @throws ApiException 415 if the Content-Type is not JSON (or names a charset other than UTF-8),
+     *     413 if the body exceeds {@code maxBytes}, 400 if it is not one well-formed JSON object
+     */
+    static ObjectNode readObject(Context ctx, long maxBytes) {
+        requireJsonContentType(ctx.header("Content-Type"));
+        Decoded body = decodeUtf8(readLimited(ctx, maxBytes));
+        JsonNode node;
+        try {
+            node = STRICT.readTree(body.text());
+        } catch (StreamReadException e) {
+            throw parseError(e, body.hadMalformedBytes());
+        } catch (JsonProcessingException e) {
+            // FAIL_ON_TRAILING_TOKENS reports through databind, not the parser
+            throw new ApiException(400, "malformed_json", "body must hold exactly one JSON value: " + e.getOriginalMessage(), null);
+        }
+        if (node == null || node.isMissingNode()) throw new ApiException(400, "malformed_json", "body is empty; send a JSON object", null);
+        if (!(node instanceof ObjectNode object)) {
+            throw new ApiException(400, "not_an_object", "body must be a JSON object, was " + node.getNodeType().name().toLowerCase(Locale.ROOT), null);
+        }
+        if (body.hadMalformedBytes()) throw invalidEncoding(object);
+        return object;
+    }
+
+    /** Names the top-level field whose key or value (at any depth) holds a malformed sequence. */
+    private static ApiException invalidEncoding(ObjectNode object) {
+        for (Iterator<Map.Entry<String, JsonNode>> it = object.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> f = it.next();
+            if (f.getKey().indexOf(MALFORMED) >= 0 || containsMalformed(f.getValue())) {
+                return new ApiException(400, "invalid_encoding", printable(f.getKey()) + " contains bytes that are not valid UTF-8", printable(f.getKey()));
+            }
+        }
+        return new ApiException(400, "invalid_encoding", "the body is not valid UTF-8", null);
+    }
+
+    private static boolean containsMalformed(JsonNode value) {
+        Deque<JsonNode> todo = new ArrayDeque<>();
+        todo.push(value);
+        while (!todo.isEmpty()) {
+            JsonNode node = todo.pop();
+            if (node.isTextual() && node.textValue().indexOf(MALFORMED) >= 0) return true;
+            if (node.isObject()) {
+                for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+                    Map.Entry<String, JsonNode> f = it.next();
+                    if (f.getKey().indexOf(MALFORMED) >= 0) return true;
+                    todo.push(f.getValue());
+                }
+            } else if (node.isArray()) {
+                node.forEach(todo::push);
+            }
+        }
+        return false;
+    }
+
+    static void requireJsonContentType(String header) {
+        if (header == null || header.isBlank()) {
+            throw new ApiException(415, "unsupported_media_type", "Content-Type must be application/json", null);
+        }
+        String[] parts = header.split(";");
+        String mime = parts[0].trim().toLowerCase(Locale.ROOT);
+        if (!mime.equals("application/json") && !(mime.startsWith("application/") && mime.endsWith("+json"))) {
+            throw new ApiException(415, "unsupported_media_type", "Content-Type must be application/json, was " + printable(mime), null);
+        }
+        for (int i = 1; i < parts.length; i++) {
+            String[] kv = parts[i].trim().split("=", 2);
+            if (kv.length == 2 && kv[0].trim().equalsIgnoreCase("charset")) {
+                String charset = kv[1].trim().replace("\"", "");
+                if (!charset.equalsIgnoreCase("utf-8") && !charset.equalsIgnoreCase("utf8")) {
+                    throw new ApiException(415, "unsupported_media_type", "the body must be UTF-8, charset was " + printable(charset), null);
+                }
+            }
+        }
+    }
+
+    /** Reads at most maxBytes; one byte more means too large. Content-Length is checked first so a huge upload is refused unread. */
+    static byte[] readLimited(Context ctx, long maxBytes) {
+        long declared = ctx.req().getContentLengthLong();
+        if (declared > maxBytes) throw tooLarge(maxBytes);
+        try (InputStream in = ctx.req().getInputStream()) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream(declared > 0 ? (int) declared : 1024);
+            byte[] buf = new byte[16 * 1024];
+            long total = 0;
+            int n;
+            while ((n = in.read(buf)) != -1) {
+                total += n;
+                if (total > maxBytes) throw tooLarge(maxBytes);
+                out.write(buf, 0, n);
+            }
+            return out.toByteArray();
+        } catch (IOException e) {
+            throw new UncheckedIOException("reading the request body", e);
+        }
+    }
+
+    private static ApiException tooLarge(long maxBytes) {
+        return new ApiException(413, "payload_too_large", "request body exceeds the limit of " + maxBytes + " bytes", null);
+    }
+
+    /** Strict UTF-8: each malformed sequence becomes {@link #MALFORMED} and is flagged, never silently replaced by U+FFFD. */
+    static Decoded decodeUtf8(byte[] bytes) {
+        CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT);
+        ByteBuffer in = ByteBuffer.wrap(bytes);
+        CharBuffer out = CharBuffer.allocate(bytes.length + 16);
+        boolean malformed = false;
+        while (true) {
+            CoderResult r = decoder.decode(in, out, true);
+            if (r.isError()) {
+                malformed = true;
+                out.put(MALFORMED);
+                in.position(in.position() + r.length());
+            } else if (r.isOverflow()) {
+                CharBuffer bigger = CharBuffer.allocate(out.capacity() * 2);
+                out.flip();
+                out = bigger.put(out);
+            } else {
+                break;
+            }
+        }
+        decoder.flush(out);
+        out.flip();
+        return new Decoded(out.toString(), malformed);
+    }
+
+    private static ApiException parseError(StreamReadException e, boolean hadMalformedBytes) {
+        String field = null;
+        if (e.getProcessor() instanceof JsonParser p) field = topLevelField(p.getParsingContext());
+        String message = e.getOriginalMessage();
+        if (message != null && message.startsWith("Duplicate")) {
+            return new ApiException(400, "duplicate_field", "a JSON object repeats a key: " + message, field);
+        }
+        if (hadMalformedBytes) {
+            return new ApiException(400, "invalid_encoding", "the body is not valid UTF-8", field);
+        }
+        if (message != null && message.contains("surrogate")) {
+            // Jackson itself refuses a broken surrogate pair in a key: the same fault as a lone surrogate in a value
+            return ApiException.invalid(field, (field == null ? "a key" : "a key in " + field) + " contains a lone surrogate, which is not valid Unicode");
+        }
+        long line = e.getLocation() == null ? -1 : e.getLocation().getLineNr();
+        long column = e.getLocation() == null ? -1 : e.getLocation().getColumnNr();
+        return new ApiException(400, "malformed_json", "body is not valid JSON at line " + line + ", column " + column + ": " + message, field);
+    }
+
+    /** The top-level key whose value the parser was inside, or null at the top level. */
+    private static String topLevelField(JsonStreamContext ctx) {
+        JsonStreamContext c = ctx;
+        while (c != null && c.getParent() != null && !c.getParent().inRoot()) c = c.getParent();
+        return c == null ? null : c.getCurrentName();
+    }
+
+    /**
+     * The first thing in {@code value} PostgreSQL's jsonb cannot store, as a message, or empty when
+     * it is storable: a NUL or lone surrogate (also: malformed UTF-8) in any string or object key at
+     * any depth, or a number beyond numeric's range. Iterative, so nesting depth cannot overflow the stack.
+     *
+     * @param name what to call the value in the message, e.g. "payload" or "payloads[3]"
+     */
+    static Optional<String> unstorable(String name, JsonNode value) {
+        Deque<Map.Entry<String, JsonNode>> todo = new ArrayDeque<>();
+        todo.push(Map.entry(name, value));
+        while (!todo.isEmpty()) {
+            Map.Entry<String, JsonNode> e = todo.pop();
+            String path = e.getKey();
+            JsonNode node = e.getValue();
+            if (node.isTextual()) {
+                Optional<String> bad = badText(node.textValue());
+                if (bad.isPresent()) return Optional.of(path + " " + bad.get());
+            } else if (node.isObject()) {
+                for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+                    Map.Entry<String, JsonNode> f = it.next();
+                    Optional<String> bad = badText(f.getKey());
+                    if (bad.isPresent()) return Optional.of("a key in " + path + " " + bad.get());
+                    todo.push(Map.entry(path + "." + f.getKey(), f.getValue()));
+                }
+            } else if (node.isArray()) {
+                for (int i = node.size() - 1; i >= 0; i--) todo.push(Map.entry(path + "[" + i + "]", node.get(i)));
+            } else if (node.isBigDecimal()) {
+                BigDecimal d = node.decimalValue();
+                if (d.scale() > MAX_FRACTION_DIGITS || d.precision() - d.scale() > MAX_INTEGER_DIGITS) {
+                    return Optional.of(path + " holds a number outside PostgreSQL numeric's range");
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Why {@code s} cannot be stored (NUL, lone surrogate, malformed UTF-8), or empty. */
+    static Optional<String> badText(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == 0) return Optional.of("contains the NUL character (\\u0000), which PostgreSQL cannot store");
+            if (Character.isHighSurrogate(c)) {
+                if (i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+                    i++;
+                    continue;
+                }
+                return Optional.of("contains a lone surrogate (\\u" + Integer.toHexString(c) + "), which is not valid Unicode");
+            }
+            if (c == MALFORMED || Character.isLowSurrogate(c)) {
+                return Optional.of("contains invalid UTF-8 bytes or a lone surrogate, which is not valid Unicode");
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Serialises a validated payload node back to JSON text for the store. */
+    static String toJson(JsonNode node) {
+        try {
+            return STRICT.writeValueAsString(node);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a parsed JSON tree failed to serialise", e);
+        }
+    }
+
+    /** {@code s} cut to 60 characters with non-printable characters escaped, safe to echo in a message. */
+    static String printable(String s) {
+        StringBuilder out = new StringBuilder();
+        s.codePoints().limit(60).forEach(cp -> {
+            if (cp >= 0x20 && cp < 0x7f) out.appendCodePoint(cp);
+            else out.append(String.format("\\u%04x", cp));
+        });
+        return s.length() > 60 ? out + "..." : out.toString();
+    }
+}

@@ -1,0 +1,32 @@
+package io.jobq.http;
+
+import java.util.List;
+import java.util.Map;
+
+/** The small response bodies besides {@link JobView} and {@link ProblemResponse}. */
+public final class Views {
+    private Views() {}
+
+    /**
+     * {@code GET /jobs}: a page, newest first.
+     *
+     * @param next pass as {@code after} for the next page; null on the last page
+     */
+    public record JobPage(List<JobView> jobs, Long next) {}
+
+    /** {@code POST /jobs/batch}: the new ids in payload order. */
+    public record BatchCreated(List<Long> ids) {}
+
+    /** {@code PUT /tenants/{tenant}}: the weight now in force. */
+    public record TenantView(String tenant, String queue, double weight) {}
+
+    /**
+     * {@code GET /stats}: per queue, the count of jobs in each of the five states (zeros included).
+     * scheduled, queued and running are exact; done and dead may be estimates on large tables (see
+     * {@link io.jobq.application.port.JobStore#countsByQueueAndState()}).
+     */
+    public record Stats(Map<String, Map<String, Long>> queues) {}
+
+    /** {@code GET /health}. */
+    public record Health(String status) {}
+}
