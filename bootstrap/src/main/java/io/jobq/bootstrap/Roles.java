@@ -1,0 +1,134 @@
+package io.jobq.bootstrap;
+
+import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory;
+import io.jobq.application.port.JobQueueException;
+import io.jobq.application.worker.HandlerRegistry;
+import io.jobq.application.worker.Worker;
+import io.jobq.application.worker.WorkerSettings;
+import io.jobq.http.HttpApi;
+import io.jobq.http.HttpSettings;
+import io.jobq.postgres.Migrations;
+import io.jobq.postgres.PostgresJobStore;
+import io.jobq.postgres.PostgresWakeupChannel;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** What each role starts, and the order it stops things in. */
+final class Roles {
+    private static final Logger log = LoggerFactory.getLogger(Roles.class);
+
+    private Roles() {}
+
+    /** {@code migrate}: apply the schema, report, exit 0. */
+    static int migrate(Settings settings) {
+        DatabaseUrl url = Database.resolve(settings.database());
+        try (HikariDataSource pool = Database.pool(url, 2, "jobq-migrate")) {
+            int applied = migrateOrExplain(pool, url);
+            log.info("schema of {} is up to date ({} migration(s) applied)", url.masked(), applied);
+            return 0;
+        }
+    }
+
+    /**
+     * Runs the API and/or a worker until SIGTERM/SIGINT, then stops them: the API first (no new work
+     * accepted), then the worker, which drains in-hand jobs within its grace period.
+     */
+    static int run(Settings settings, boolean api, boolean worker, Termination termination) throws InterruptedException {
+        DatabaseUrl url = Database.resolve(settings.database());
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        List<AutoCloseable> stopOrder = new ArrayList<>();
+        HikariDataSource pool = Database.pool(url, settings.poolSize(), "jobq");
+        pool.setMetricsTrackerFactory(new MicrometerMetricsTrackerFactory(registry));
+        try {
+            if (api) {
+                migrateOrExplain(pool, url);
+            } else {
+                requireMigrated(pool, url);
+            }
+            PostgresJobStore store = new PostgresJobStore(pool);
+            if (api) {
+                HttpSettings http = HttpSettings.DEFAULTS.withMaxBodyBytes(settings.maxRequestBytes());
+                HttpApi server = startApi(store, registry, http, settings.port());
+                stopOrder.add(server::stop);
+                log.info("HTTP API listening on port {} (database {})", server.port(), url.masked());
+            }
+            if (worker) {
+                Worker w = startWorker(settings, store, pool, url);
+                stopOrder.add(w::close);
+                log.info("worker {} serving queues {} with {} slots (lease {}, grace {}; database {})", w.id(),
+                        settings.queues(), settings.concurrency(), settings.lease(), settings.gracePeriod(), url.masked());
+            }
+            termination.await();
+            log.info("stopping{}{}", api ? " the API" : "", worker ? (api ? " and" : "") + " the worker (draining in-hand jobs)" : "");
+            for (AutoCloseable c : stopOrder) {
+                try {
+                    c.close();
+                } catch (Exception e) {
+                    log.warn("error while stopping: {}", e.toString());
+                }
+            }
+            log.info("stopped");
+            return 0;
+        } finally {
+            pool.close();
+        }
+    }
+
+    private static HttpApi startApi(PostgresJobStore store, PrometheusMeterRegistry registry, HttpSettings http, int port) {
+        try {
+            return HttpApi.create(store, registry, http).start(port);
+        } catch (RuntimeException e) {
+            throw new LauncherException("cannot start the HTTP API on port " + port + ": " + rootMessage(e), e);
+        }
+    }
+
+    private static Worker startWorker(Settings s, PostgresJobStore store, HikariDataSource pool, DatabaseUrl url) {
+        WorkerSettings ws = WorkerSettings.DEFAULTS
+                .withQueues(s.queues())
+                .withConcurrency(s.concurrency())
+                .withClaimBatchSize(s.claimBatch())
+                .withLease(s.lease())
+                .withPollInterval(s.pollInterval())
+                .withListen(s.listen())
+                .withMaintenanceInterval(s.maintenanceInterval())
+                .withGracePeriod(s.gracePeriod());
+        if (s.heartbeat().isPresent()) ws = ws.withHeartbeatInterval(s.heartbeat().get());
+        if (s.workerId().isPresent()) ws = ws.withWorkerId(s.workerId().get());
+        HandlerRegistry handlers = HandlerRegistry.withBuiltIns()
+                .registerDiscovered(Thread.currentThread().getContextClassLoader());
+        Worker.Builder builder = Worker.builder(store, handlers).settings(ws);
+        if (s.listen()) builder = builder.wakeups(new PostgresWakeupChannel(url.jdbcUrl(), pool));
+        Worker w = builder.build();
+        w.start();
+        log.info("handlers: {}", handlers.tasks());
+        return w;
+    }
+
+    private static int migrateOrExplain(HikariDataSource pool, DatabaseUrl url) {
+        try {
+            return Migrations.migrate(pool);
+        } catch (JobQueueException e) {
+            throw new LauncherException("cannot migrate " + url.masked() + ": " + rootMessage(e), e);
+        }
+    }
+
+    private static void requireMigrated(HikariDataSource pool, DatabaseUrl url) {
+        try {
+            Migrations.requireCurrent(pool);
+        } catch (JobQueueException e) {
+            throw new LauncherException(e.getMessage() + " [database " + url.masked() + "]", e);
+        }
+    }
+
+    static String rootMessage(Throwable t) {
+        Throwable root = t;
+        while (root.getCause() != null && root.getCause() != root) root = root.getCause();
+        return root.getMessage() == null ? root.toString() : root.getMessage();
+    }
+
+}
