@@ -1,0 +1,118 @@
+package io.jobq.postgres;
+
+import io.jobq.application.port.Backlog;
+import io.jobq.application.port.ClaimRequest;
+import io.jobq.application.port.EnqueueResult;
+import io.jobq.application.port.FencedWrite;
+import io.jobq.application.port.JobQuery;
+import io.jobq.application.port.JobStore;
+import io.jobq.application.port.NewJob;
+import io.jobq.application.port.NewJobBatch;
+import io.jobq.application.port.RetryResult;
+import io.jobq.application.port.TenantSettings;
+import io.jobq.domain.fairness.TenantWeight;
+import io.jobq.domain.job.Job;
+import io.jobq.domain.job.JobId;
+import io.jobq.domain.job.JobState;
+import io.jobq.domain.job.QueueName;
+import io.jobq.domain.lease.FencingToken;
+import io.jobq.domain.tenant.TenantId;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * A {@link JobStore} that hands every call to a real one. Tests subclass it to observe or switch off
+ * one method (e.g. heartbeats) while everything else stays the real store; it is a decorator, not a mock.
+ */
+class ForwardingJobStore implements JobStore {
+    protected final JobStore delegate;
+
+    ForwardingJobStore(JobStore delegate) {
+        this.delegate = Objects.requireNonNull(delegate, "delegate");
+    }
+
+    @Override
+    public EnqueueResult enqueue(NewJob job) {
+        return delegate.enqueue(job);
+    }
+
+    @Override
+    public List<JobId> enqueueBatch(NewJobBatch batch) {
+        return delegate.enqueueBatch(batch);
+    }
+
+    @Override
+    public List<Job> claim(ClaimRequest req) {
+        return delegate.claim(req);
+    }
+
+    @Override
+    public FencedWrite complete(FencingToken token, Optional<String> resultJson) {
+        return delegate.complete(token, resultJson);
+    }
+
+    @Override
+    public FencedWrite fail(FencingToken token, String error, boolean permanent) {
+        return delegate.fail(token, error, permanent);
+    }
+
+    @Override
+    public Set<FencingToken> heartbeat(Collection<FencingToken> tokens, Duration leaseFor) {
+        return delegate.heartbeat(tokens, leaseFor);
+    }
+
+    @Override
+    public int reapExpiredLeases(int limit) {
+        return delegate.reapExpiredLeases(limit);
+    }
+
+    @Override
+    public int promoteDue(int limit) {
+        return delegate.promoteDue(limit);
+    }
+
+    @Override
+    public RetryResult retryDead(JobId id) {
+        return delegate.retryDead(id);
+    }
+
+    @Override
+    public TenantSettings setWeight(TenantId tenant, QueueName queue, TenantWeight weight) {
+        return delegate.setWeight(tenant, queue, weight);
+    }
+
+    @Override
+    public Optional<Job> get(JobId id) {
+        return delegate.get(id);
+    }
+
+    @Override
+    public List<Job> list(JobQuery query) {
+        return delegate.list(query);
+    }
+
+    @Override
+    public Map<QueueName, Map<JobState, Long>> countsByQueueAndState() {
+        return delegate.countsByQueueAndState();
+    }
+
+    @Override
+    public Map<QueueName, Duration> oldestRunnableAge() {
+        return delegate.oldestRunnableAge();
+    }
+
+    @Override
+    public List<Backlog> largestBacklogs(int limit) {
+        return delegate.largestBacklogs(limit);
+    }
+
+    @Override
+    public void ping() {
+        delegate.ping();
+    }
+}
