@@ -115,6 +115,17 @@ public final class StoredText {
         return text;
     }
 
+    /** The length of {@code text} in UTF-8 bytes, a lone surrogate counted as the 3 bytes of U+FFFD. */
+    public static long utf8Length(String text) {
+        long n = 0;
+        for (int i = 0; i < text.length(); ) {
+            int cp = text.codePointAt(i);
+            n += utf8Length(cp);
+            i += Character.charCount(cp);
+        }
+        return n;
+    }
+
     private static int utf8Length(int cp) {
         if (cp < 0x80) return 1;
         if (cp < 0x800) return 2;
