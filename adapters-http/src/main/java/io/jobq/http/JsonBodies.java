@@ -85,34 +85,41 @@ final class JsonBodies {
         return object;
     }
 
-    /** Names the top-level field whose key or value (at any depth) holds a malformed sequence. */
+    /**
+     * Names the top-level field whose key or value (at any depth) holds a malformed sequence; the
+     * message gives the path to it, e.g. {@code payloads[6].s}.
+     */
     private static ApiException invalidEncoding(ObjectNode object) {
         for (Iterator<Map.Entry<String, JsonNode>> it = object.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> f = it.next();
-            if (f.getKey().indexOf(MALFORMED) >= 0 || containsMalformed(f.getValue())) {
-                return new ApiException(400, "invalid_encoding", printable(f.getKey()) + " contains bytes that are not valid UTF-8", printable(f.getKey()));
+            String field = printable(f.getKey());
+            Optional<String> path = f.getKey().indexOf(MALFORMED) >= 0 ? Optional.of(field) : malformedPath(field, f.getValue());
+            if (path.isPresent()) {
+                return new ApiException(400, "invalid_encoding", path.get() + " contains bytes that are not valid UTF-8", field);
             }
         }
         return new ApiException(400, "invalid_encoding", "the body is not valid UTF-8", null);
     }
 
-    private static boolean containsMalformed(JsonNode value) {
-        Deque<JsonNode> todo = new ArrayDeque<>();
-        todo.push(value);
+    /** The path to the first string or key holding {@link #MALFORMED} in {@code value}; iterative, so depth cannot overflow the stack. */
+    private static Optional<String> malformedPath(String name, JsonNode value) {
+        Deque<Map.Entry<String, JsonNode>> todo = new ArrayDeque<>();
+        todo.push(Map.entry(name, value));
         while (!todo.isEmpty()) {
-            JsonNode node = todo.pop();
-            if (node.isTextual() && node.textValue().indexOf(MALFORMED) >= 0) return true;
+            Map.Entry<String, JsonNode> e = todo.pop();
+            JsonNode node = e.getValue();
+            if (node.isTextual() && node.textValue().indexOf(MALFORMED) >= 0) return Optional.of(e.getKey());
             if (node.isObject()) {
                 for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
                     Map.Entry<String, JsonNode> f = it.next();
-                    if (f.getKey().indexOf(MALFORMED) >= 0) return true;
-                    todo.push(f.getValue());
+                    if (f.getKey().indexOf(MALFORMED) >= 0) return Optional.of("a key in " + e.getKey());
+                    todo.push(Map.entry(e.getKey() + "." + printable(f.getKey()), f.getValue()));
                 }
             } else if (node.isArray()) {
-                node.forEach(todo::push);
+                for (int i = node.size() - 1; i >= 0; i--) todo.push(Map.entry(e.getKey() + "[" + i + "]", node.get(i)));
             }
         }
-        return false;
+        return Optional.empty();
     }
 
     static void requireJsonContentType(String header) {

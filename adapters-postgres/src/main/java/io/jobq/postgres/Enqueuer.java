@@ -107,8 +107,9 @@ final class Enqueuer {
                     .fetch(JobRows::toJob);
         } catch (DataAccessException e) {
             String state = StoreErrors.sqlState(e);
-            // 22P02 invalid text representation (not JSON), 22P05 untranslatable character (\u0000 in jsonb)
-            if ("22P02".equals(state) || "22P05".equals(state)) {
+            // 22P02 invalid text representation (not JSON), 22P05 untranslatable character (\u0000 in jsonb),
+            // 22021 invalid byte sequence (a NUL character; NewJob refuses those first, this is the backstop)
+            if ("22P02".equals(state) || "22P05".equals(state) || "22021".equals(state)) {
                 throw new IllegalArgumentException("payload is not storable JSON: " + e.getCause().getMessage(), e);
             }
             throw e;

@@ -42,6 +42,7 @@ import org.jooq.DSLContext;
 import org.jooq.Record;
 import org.jooq.SQLDialect;
 import org.jooq.conf.Settings;
+import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
 
@@ -214,19 +215,48 @@ public final class PostgresJobStore implements JobStore {
     public FencedWrite complete(FencingToken token, Optional<String> resultJson) {
         Objects.requireNonNull(token, "token");
         Objects.requireNonNull(resultJson, "resultJson");
+        Optional<String> result = resultJson.map(JsonText::storable);
         return run("complete", () -> {
-            Optional<Job> done = dsl.update(JOBS)
-                    .set(JOBS.STATE, JobState.DONE.dbName())
-                    .set(JOBS.RESULT, resultJson.map(JsonText::storable).map(org.jooq.JSONB::jsonb).orElse(null))
-                    .set(JOBS.FINISHED_AT, DSL.currentOffsetDateTime())
-                    .setNull(JOBS.LOCKED_BY)
-                    .setNull(JOBS.LOCKED_UNTIL)
-                    .where(fenced(token))
-                    .returning()
-                    .fetchOptional(JobRows::toJob);
+            Optional<Job> done;
+            long bytes = result.map(StoredText::utf8Length).orElse(0L);
+            if (bytes > MAX_RESULT_BYTES) {
+                done = markDone(token, Optional.empty(), Optional.of("result not stored: " + bytes
+                        + " bytes of JSON exceed the cap of " + MAX_RESULT_BYTES + " bytes"));
+            } else {
+                try {
+                    done = markDone(token, result, Optional.empty());
+                } catch (DataAccessException e) {
+                    if (!isRefusedValue(e)) throw e;
+                    // jsonb refused the result itself (e.g. a number beyond numeric's range). The handler
+                    // succeeded, so the run is done all the same, not left running until its lease lapses
+                    // and then run again; the result is dropped and last_error says why.
+                    done = markDone(token, Optional.empty(),
+                            Optional.of("result not stored: the database refused it: " + StoreErrors.rootMessage(e)));
+                }
+            }
             return done.<FencedWrite>map(FencedWrite.Applied::new)
                     .orElseGet(() -> new FencedWrite.Rejected(token, get(token.job())));
         });
+    }
+
+    /** SQLSTATE class 22 (data exception) or 54 (program limit exceeded): the value, not the database, is at fault. */
+    private static boolean isRefusedValue(DataAccessException e) {
+        String state = StoreErrors.sqlState(e);
+        return state != null && (state.startsWith("22") || state.startsWith("54"));
+    }
+
+    private Optional<Job> markDone(FencingToken token, Optional<String> resultJson, Optional<String> note) {
+        // last_error is kept from an earlier failed attempt unless there is a note about this result
+        return dsl.update(JOBS)
+                .set(JOBS.STATE, JobState.DONE.dbName())
+                .set(JOBS.RESULT, resultJson.map(org.jooq.JSONB::jsonb).orElse(null))
+                .set(JOBS.LAST_ERROR, note.isPresent() ? DSL.val(StoredText.sanitize(note.get(), MAX_ERROR_BYTES)) : JOBS.LAST_ERROR)
+                .set(JOBS.FINISHED_AT, DSL.currentOffsetDateTime())
+                .setNull(JOBS.LOCKED_BY)
+                .setNull(JOBS.LOCKED_UNTIL)
+                .where(fenced(token))
+                .returning()
+                .fetchOptional(JobRows::toJob);
     }
 
     @Override

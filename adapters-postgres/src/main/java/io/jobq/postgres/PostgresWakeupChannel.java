@@ -188,6 +188,7 @@ public final class PostgresWakeupChannel implements WakeupChannel {
     }
 
     /** Consecutive failed attempts to connect and LISTEN since the last success; 0 while connected. */
+    @Override
     public long failedAttempts() {
         return failedAttempts.get();
     }

@@ -62,7 +62,7 @@ final class StoreErrors {
         return null;
     }
 
-    private static String rootMessage(Throwable t) {
+    static String rootMessage(Throwable t) {
         Throwable root = t;
         while (root.getCause() != null && root.getCause() != root) root = root.getCause();
         return root.getMessage();

@@ -54,7 +54,10 @@ public interface JobStore {
     List<Job> claim(ClaimRequest req);
 
     /**
-     * Marks the run {@code token} done with an optional JSON result.
+     * Marks the run {@code token} done with an optional JSON result. The run is done whatever the result
+     * holds: NUL and lone surrogates in it are replaced by U+FFFD; a result over {@value #MAX_RESULT_BYTES}
+     * bytes, or one the database refuses outright (a number beyond its range), is not stored, and
+     * {@code last_error} says why.
      *
      * @param resultJson JSON text; text the database cannot store (a NUL) is sanitised, never refused
      * @return {@link FencedWrite.Applied} with the done job, or {@link FencedWrite.Rejected} when the
@@ -71,6 +74,9 @@ public interface JobStore {
      * @return {@link FencedWrite.Applied} with the scheduled or dead job, or {@link FencedWrite.Rejected}
      */
     FencedWrite fail(FencingToken token, String error, boolean permanent);
+
+    /** Largest stored result, in UTF-8 bytes of JSON text (1 MiB, the API's default body limit). */
+    int MAX_RESULT_BYTES = 1024 * 1024;
 
     /** Longest stored {@code last_error}, in UTF-8 bytes (8 KiB). */
     int MAX_ERROR_BYTES = 8192;

@@ -2,6 +2,7 @@ package io.jobq.application.port;
 
 import io.jobq.domain.job.Job;
 import io.jobq.domain.job.QueueName;
+import io.jobq.domain.job.StoredText;
 import io.jobq.domain.job.TaskName;
 import io.jobq.domain.tenant.TenantId;
 import java.time.Duration;
@@ -12,10 +13,12 @@ import java.util.Optional;
  * One job to enqueue.
  *
  * @param payload JSON text (any JSON value); it must not contain a {@code \u0000} escape, which jsonb refuses
+ *     (the store answers IllegalArgumentException), nor a NUL character or a lone surrogate (refused here)
  * @param maxAttempts 1..100
  * @param delay zero for runnable now (queued with a fair vtime); positive for scheduled at the
  *     database's {@code now() + delay}; at most 365 days
- * @param idempotencyKey 1..255 characters, unique per tenant; a repeat returns the original job
+ * @param idempotencyKey 1..255 characters without NUL or lone surrogates, unique per tenant; a repeat
+ *     returns the original job
  */
 public record NewJob(
         TenantId tenant,
@@ -41,10 +44,12 @@ public record NewJob(
         Objects.requireNonNull(idempotencyKey, "idempotencyKey");
         checkMaxAttempts(maxAttempts);
         checkDelay(delay);
+        StoredText.requireStorable("payload", payload);
         idempotencyKey.ifPresent(k -> {
             if (k.isEmpty() || k.length() > MAX_IDEMPOTENCY_KEY_LENGTH) {
                 throw new IllegalArgumentException("idempotency_key must be 1-255 characters, was " + k.length());
             }
+            StoredText.requireStorable("idempotency_key", k);
         });
     }
 

@@ -1,6 +1,7 @@
 package io.jobq.application.port;
 
 import io.jobq.domain.job.QueueName;
+import io.jobq.domain.job.StoredText;
 import io.jobq.domain.job.TaskName;
 import io.jobq.domain.tenant.TenantId;
 import java.time.Duration;
@@ -11,7 +12,7 @@ import java.util.Objects;
  * Up to 1,000 jobs of one tenant, queue and task, enqueued by one INSERT. Their vtimes are
  * consecutive start tags of the tenant, in list order.
  *
- * @param payloads 1..1,000 JSON texts
+ * @param payloads 1..1,000 JSON texts, each as in {@link NewJob#payload()}
  */
 public record NewJobBatch(
         TenantId tenant, QueueName queue, TaskName task, List<String> payloads, int maxAttempts, Duration delay) {
@@ -28,6 +29,7 @@ public record NewJobBatch(
         if (payloads.isEmpty() || payloads.size() > MAX_SIZE) {
             throw new IllegalArgumentException("payloads must hold 1-" + MAX_SIZE + " items, had " + payloads.size());
         }
+        for (int i = 0; i < payloads.size(); i++) StoredText.requireStorable("payloads[" + i + "]", payloads.get(i));
         NewJob.checkMaxAttempts(maxAttempts);
         NewJob.checkDelay(delay);
     }

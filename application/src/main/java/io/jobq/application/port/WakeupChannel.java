@@ -31,6 +31,16 @@ public interface WakeupChannel extends AutoCloseable {
     /** How many times the listener has reconnected after losing its connection. */
     long reconnects();
 
+    /**
+     * Consecutive failed attempts to (re)establish the listener since it last succeeded; 0 while
+     * connected. A count that keeps growing means wake-ups cannot work here (e.g. a transaction-mode
+     * pooler in the way) and the worker lives on its fallback poll. Default: 0, for channels that
+     * cannot fail to connect.
+     */
+    default long failedAttempts() {
+        return 0;
+    }
+
     /** Stops listening and releases the connection. Idempotent. */
     @Override
     void close();

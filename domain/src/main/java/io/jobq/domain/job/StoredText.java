@@ -90,6 +90,42 @@ public final class StoredText {
         return out == null ? text : out.toString();
     }
 
+    /**
+     * Returns {@code text} unchanged when PostgreSQL can store it in a {@code text} or {@code jsonb}
+     * column: no NUL character and no lone surrogate (which has no UTF-8 form; the driver would silently
+     * send {@code ?} instead). For input a caller gave, which is refused rather than sanitised.
+     *
+     * @param what the field's name, for the message ("payload", "idempotency_key")
+     * @throws IllegalArgumentException naming {@code what} and the first offending character's index
+     */
+    public static String requireStorable(String what, String text) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == 0) {
+                throw new IllegalArgumentException(what + " contains the NUL character (\\u0000) at index " + i
+                        + ", which PostgreSQL cannot store");
+            }
+            if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                throw new IllegalArgumentException(what + " contains a lone surrogate (\\u" + Integer.toHexString(c)
+                        + ") at index " + i + ", which is not valid Unicode");
+            }
+        }
+        return text;
+    }
+
+    /** The length of {@code text} in UTF-8 bytes, a lone surrogate counted as the 3 bytes of U+FFFD. */
+    public static long utf8Length(String text) {
+        long n = 0;
+        for (int i = 0; i < text.length(); ) {
+            int cp = text.codePointAt(i);
+            n += utf8Length(cp);
+            i += Character.charCount(cp);
+        }
+        return n;
+    }
+
     private static int utf8Length(int cp) {
         if (cp < 0x80) return 1;
         if (cp < 0x800) return 2;

@@ -2,6 +2,7 @@ package io.jobq.domain.retry;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.random.RandomGenerator;
 
 /**
@@ -19,7 +20,11 @@ import java.util.random.RandomGenerator;
  *
  * @param base the ceiling for attempt 1; positive
  * @param cap the largest ceiling; at least {@code base}, at most 365 days
- * @param random the source of jitter; inject a seeded one in tests
+ * @param random the source of jitter; inject a seeded one in tests. A store draws from many threads at
+ *     once (every failing run, every reaper), so a shared policy needs a generator that is safe for
+ *     concurrent use; {@link #defaults()} and {@link #of} use one. (The JDK's default
+ *     {@code RandomGenerator} is not: racing callers can read the same state and draw the same delay,
+ *     which puts jobs back in lockstep, or corrupt it.)
  */
 public record BackoffPolicy(Duration base, Duration cap, RandomGenerator random) {
     /** Ceiling for attempt 1 by default: 1 s. */
@@ -43,9 +48,17 @@ public record BackoffPolicy(Duration base, Duration cap, RandomGenerator random)
         }
     }
 
-    /** Base 1 s, cap 10 min, jitter from a fresh {@link RandomGenerator#getDefault()}. */
+    /** Draws from the calling thread's {@link ThreadLocalRandom}: safe for concurrent use, no contention. */
+    private static final RandomGenerator THREAD_SAFE = () -> ThreadLocalRandom.current().nextLong();
+
+    /** Base 1 s, cap 10 min, jitter safe for concurrent use. */
     public static BackoffPolicy defaults() {
-        return new BackoffPolicy(DEFAULT_BASE, DEFAULT_CAP, RandomGenerator.getDefault());
+        return of(DEFAULT_BASE, DEFAULT_CAP);
+    }
+
+    /** The given base and cap, jitter safe for concurrent use. */
+    public static BackoffPolicy of(Duration base, Duration cap) {
+        return new BackoffPolicy(base, cap, THREAD_SAFE);
     }
 
     /**

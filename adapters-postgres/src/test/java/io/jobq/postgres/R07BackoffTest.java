@@ -1,0 +1,159 @@
+package io.jobq.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.jobq.application.fake.Await;
+import io.jobq.application.port.ClaimRequest;
+import io.jobq.application.port.FencedWrite;
+import io.jobq.application.port.NewJob;
+import io.jobq.application.port.NewJobBatch;
+import io.jobq.application.worker.HandlerRegistry;
+import io.jobq.application.worker.Worker;
+import io.jobq.application.worker.WorkerListener;
+import io.jobq.application.worker.WorkerSettings;
+import io.jobq.domain.job.Job;
+import io.jobq.domain.job.JobId;
+import io.jobq.domain.job.JobState;
+import io.jobq.domain.job.QueueName;
+import io.jobq.domain.job.TaskName;
+import io.jobq.domain.lease.WorkerId;
+import io.jobq.domain.retry.BackoffPolicy;
+import io.jobq.domain.tenant.TenantId;
+import io.jobq.postgres.testing.PostgresDatabaseExtension;
+import io.jobq.postgres.testing.TestDatabase;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * R07 — backoff that really backs off: counted from the failure by the database clock, bounded for any
+ * attempt count, and jittered so jobs failing together do not retry together.
+ */
+@ExtendWith(PostgresDatabaseExtension.class)
+class R07BackoffTest {
+    static final TenantId T = TenantId.of("t1");
+    static final WorkerId W = WorkerId.of("w1");
+    static final Duration CAP = BackoffPolicy.DEFAULT_CAP; // 10 min
+
+    TestDatabase db;
+    PostgresJobStore store; // default backoff: base 1 s, cap 10 min
+
+    @BeforeEach
+    void setUp(TestDatabase db) {
+        this.db = db;
+        db.execute("TRUNCATE jobs, tenants");
+        store = new PostgresJobStore(db.dataSource());
+    }
+
+    private Instant dbNow() {
+        return db.dsl().resultQuery("SELECT clock_timestamp()").fetchSingle(0, OffsetDateTime.class).toInstant();
+    }
+
+    private Job claimOne() {
+        List<Job> claimed = store.claim(new ClaimRequest(List.of(QueueName.DEFAULT), W, 1, Duration.ofSeconds(30)));
+        assertThat(claimed).hasSize(1);
+        return claimed.getFirst();
+    }
+
+    private Job applied(FencedWrite w) {
+        assertThat(w).isInstanceOf(FencedWrite.Applied.class);
+        return ((FencedWrite.Applied) w).job();
+    }
+
+    /** (a) A job queued for 2 minutes: its retry is counted from the failure, not from run_at or created_at. */
+    @Test
+    void aJobThatWaitedTwoMinutesRetriesWithinOneBackoffOfItsFailure() {
+        JobId id = store.enqueue(NewJob.of(T, QueueName.DEFAULT, TaskName.of("fail"), "{}")).job().id();
+        db.execute("UPDATE jobs SET created_at = now() - interval '2 minutes', run_at = now() - interval '2 minutes' WHERE id = {0}",
+                id.value());
+        Job running = claimOne();
+        Instant before = dbNow();
+        Job failed = applied(store.fail(running.fencingToken(), "boom", false));
+        Instant after = dbNow();
+        Duration ceiling = store.options().backoff().ceiling(1); // min(cap, base · 2^0) = 1 s
+        assertThat(ceiling).isEqualTo(Duration.ofSeconds(1));
+        assertThat(failed.state()).isEqualTo(JobState.SCHEDULED);
+        assertThat(failed.runAt()).as("run_at vs the failure by the database clock")
+                .isAfterOrEqualTo(before).isBeforeOrEqualTo(after.plus(ceiling));
+        // The same for a reaped run (the other retry path): counted from the reap.
+        promoteNowAndClaim(id);
+        db.execute("UPDATE jobs SET locked_until = now() - interval '2 minutes', started_at = now() - interval '2 minutes' WHERE id = {0}",
+                id.value());
+        Instant beforeReap = dbNow();
+        assertThat(store.reapExpiredLeases(10)).isEqualTo(1);
+        Instant afterReap = dbNow();
+        Job reaped = store.get(id).orElseThrow();
+        assertThat(reaped.state()).isEqualTo(JobState.SCHEDULED);
+        assertThat(reaped.runAt()).isAfterOrEqualTo(beforeReap).isBeforeOrEqualTo(afterReap.plus(store.options().backoff().ceiling(2)));
+    }
+
+    private void promoteNowAndClaim(JobId id) {
+        db.execute("UPDATE jobs SET run_at = now() WHERE id = {0}", id.value());
+        assertThat(store.promoteDue(10)).isEqualTo(1);
+        assertThat(claimOne().id()).isEqualTo(id);
+    }
+
+    /** (b) attempts forced to 70: one more failure (or reap) is scheduled at most cap + 1 s ahead; no interval overflow. */
+    @Test
+    void seventyAttemptsBackOffNoLongerThanTheCap() {
+        JobId id = store.enqueue(NewJob.of(T, QueueName.DEFAULT, TaskName.of("fail"), "{}").withMaxAttempts(100)).job().id();
+        db.execute("UPDATE jobs SET attempts = 70 WHERE id = {0}", id.value());
+        Job running = claimOne();
+        assertThat(running.attempts()).isEqualTo(71);
+        Job failed = applied(store.fail(running.fencingToken(), "boom", false));
+        assertThat(failed.state()).isEqualTo(JobState.SCHEDULED);
+        assertThat(failed.runAt()).isBeforeOrEqualTo(dbNow().plus(CAP).plusSeconds(1)).isAfterOrEqualTo(failed.finishedAt().orElse(Instant.MIN));
+
+        promoteNowAndClaim(id);
+        db.execute("UPDATE jobs SET locked_until = now() - interval '1 second' WHERE id = {0}", id.value());
+        assertThat(store.reapExpiredLeases(10)).isEqualTo(1);
+        Job reaped = store.get(id).orElseThrow();
+        assertThat(reaped.attempts()).isEqualTo(72);
+        assertThat(reaped.state()).isEqualTo(JobState.SCHEDULED);
+        assertThat(reaped.runAt()).isBeforeOrEqualTo(dbNow().plus(CAP).plusSeconds(1));
+    }
+
+    /**
+     * (c) 100 jobs failing their first attempt together (base 2 s): >= 90 distinct run_at values spread over
+     * >= 1 s, and all end done with attempts = 2.
+     */
+    @Test
+    void aHundredJobsFailingTogetherDoNotRetryTogether() {
+        PostgresJobStore twoSeconds = new PostgresJobStore(db.dataSource(),
+                PostgresJobStore.Options.DEFAULTS.withBackoff(BackoffPolicy.of(Duration.ofSeconds(2), CAP)));
+        Map<JobId, Instant> retryAt = new ConcurrentHashMap<>();
+        WorkerSettings settings = WorkerSettings.DEFAULTS.withConcurrency(100).withClaimBatchSize(100)
+                .withLease(Duration.ofSeconds(10)).withMaintenanceInterval(Duration.ofMillis(250)).withListen(false)
+                .withPollInterval(Duration.ofMillis(200));
+        try (Worker worker = Worker.builder(twoSeconds, HandlerRegistry.withBuiltIns()).settings(settings)
+                .listener(new WorkerListener() {
+                    @Override
+                    public void failed(Job claimed, String error, Job recorded) {
+                        if (claimed.attempts() == 1) retryAt.put(recorded.id(), recorded.runAt());
+                    }
+                }).build()) {
+            // One INSERT, so all 100 are claimed by one claim and fail at the same moment.
+            List<JobId> ids = twoSeconds.enqueueBatch(new NewJobBatch(T, QueueName.DEFAULT, TaskName.of("fail"),
+                    Collections.nCopies(100, "{\"times\": 1}"), 5, Duration.ZERO));
+            worker.start();
+            Await.until(Duration.ofSeconds(30), "100 first failures recorded", () -> retryAt.size() == 100);
+            List<Instant> times = retryAt.values().stream().sorted().toList();
+            long distinct = times.stream().distinct().count();
+            Duration spread = Duration.between(times.getFirst(), times.getLast());
+            System.out.printf("R07c: %d distinct run_at values over %d ms%n", distinct, spread.toMillis());
+            assertThat(distinct).as("distinct run_at values").isGreaterThanOrEqualTo(90);
+            assertThat(spread).as("spread of run_at").isGreaterThanOrEqualTo(Duration.ofSeconds(1));
+
+            Await.until(Duration.ofSeconds(30), "all 100 done", () -> db.dsl()
+                    .resultQuery("SELECT count(*) FROM jobs WHERE state = 'done' AND attempts = 2").fetchSingle(0, Long.class) == 100);
+            assertThat(db.dsl().resultQuery("SELECT count(*) FROM jobs").fetchSingle(0, Long.class)).isEqualTo(ids.size());
+        }
+    }
+}
