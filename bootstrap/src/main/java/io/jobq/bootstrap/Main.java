@@ -122,6 +122,10 @@ public final class Main implements Runnable {
         @Option(names = "--worker-id", paramLabel = "ID", description = "Env JOBQ_WORKER_ID. Default: host-pid-random.")
         String workerId;
 
+        @Option(names = "--metrics-port", paramLabel = "PORT",
+                description = "Env JOBQ_METRICS_PORT. worker role: serve GET /metrics here. Default: none.")
+        String metricsPort;
+
         void into(Map<Key, String> flags) {
             put(flags, Key.JOBQ_CONCURRENCY, concurrency);
             put(flags, Key.JOBQ_QUEUES, queues);
@@ -133,6 +137,7 @@ public final class Main implements Runnable {
             put(flags, Key.JOBQ_MAINTENANCE_INTERVAL, maintenanceInterval);
             put(flags, Key.JOBQ_LISTEN, listen);
             put(flags, Key.JOBQ_WORKER_ID, workerId);
+            put(flags, Key.JOBQ_METRICS_PORT, metricsPort);
         }
     }
 

@@ -3,11 +3,13 @@ package io.jobq.bootstrap;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory;
 import io.jobq.application.port.JobQueueException;
+import io.jobq.application.port.WakeupChannel;
 import io.jobq.application.worker.HandlerRegistry;
 import io.jobq.application.worker.Worker;
 import io.jobq.application.worker.WorkerSettings;
 import io.jobq.http.HttpApi;
 import io.jobq.http.HttpSettings;
+import io.jobq.http.WorkerMetrics;
 import io.jobq.postgres.Migrations;
 import io.jobq.postgres.PostgresJobStore;
 import io.jobq.postgres.PostgresWakeupChannel;
@@ -15,6 +17,8 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,8 +62,13 @@ final class Roles {
                 log.info("HTTP API listening on port {} (database {})", server.port(), url.masked());
             }
             if (worker) {
-                Worker w = startWorker(settings, store, pool, url);
+                Worker w = startWorker(settings, store, pool, url, registry);
                 stopOrder.add(w::close);
+                if (!api && settings.metricsPort().isPresent()) {
+                    MetricsServer metrics = MetricsServer.start(registry, settings.metricsPort().get());
+                    stopOrder.addFirst(metrics::close);
+                    log.info("worker metrics on port {} (GET /metrics)", metrics.port());
+                }
                 log.info("worker {} serving queues {} with {} slots (lease {}, grace {}; database {})", w.id(),
                         settings.queues(), settings.concurrency(), settings.lease(), settings.gracePeriod(), url.masked());
             }
@@ -87,7 +96,8 @@ final class Roles {
         }
     }
 
-    private static Worker startWorker(Settings s, PostgresJobStore store, HikariDataSource pool, DatabaseUrl url) {
+    private static Worker startWorker(Settings s, PostgresJobStore store, HikariDataSource pool, DatabaseUrl url,
+            MeterRegistry registry) {
         WorkerSettings ws = WorkerSettings.DEFAULTS
                 .withQueues(s.queues())
                 .withConcurrency(s.concurrency())
@@ -102,7 +112,12 @@ final class Roles {
         HandlerRegistry handlers = HandlerRegistry.withBuiltIns()
                 .registerDiscovered(Thread.currentThread().getContextClassLoader());
         Worker.Builder builder = Worker.builder(store, handlers).settings(ws);
-        if (s.listen()) builder = builder.wakeups(new PostgresWakeupChannel(url.jdbcUrl(), pool));
+        Optional<WakeupChannel> channel = s.listen()
+                ? Optional.of(new PostgresWakeupChannel(url.jdbcUrl(), pool))
+                : Optional.empty();
+        channel.ifPresent(builder::wakeups);
+        // listener state, maintenance and store errors as meters (robustness case R03)
+        builder.listener(WorkerMetrics.bind(registry, channel));
         Worker w = builder.build();
         w.start();
         log.info("handlers: {}", handlers.tasks());

@@ -20,6 +20,7 @@ import java.util.function.Function;
  * @param database where PostgreSQL is; empty means the local default (see {@link Key#DATABASE_URL})
  * @param heartbeat empty means lease / 3
  * @param workerId empty means host-pid-random
+ * @param metricsPort where the worker role serves /metrics; empty means nowhere (api and all serve it on PORT)
  */
 public record Settings(
         Optional<DatabaseUrl> database,
@@ -36,7 +37,8 @@ public record Settings(
         boolean listen,
         long maxRequestBytes,
         String logLevel,
-        Optional<WorkerId> workerId) {
+        Optional<WorkerId> workerId,
+        Optional<Integer> metricsPort) {
 
     /** One configurable value: its environment variable, its flag, its default and what it means. */
     public enum Key {
@@ -58,7 +60,9 @@ public record Settings(
         JOBQ_LISTEN("--listen", "true", "Wake workers with LISTEN/NOTIFY; false = poll only."),
         JOBQ_MAX_REQUEST_BYTES("--max-request-bytes", "1048576", "Largest accepted HTTP request body, in bytes."),
         JOBQ_LOG_LEVEL("--log-level", "INFO", "TRACE, DEBUG, INFO, WARN or ERROR."),
-        JOBQ_WORKER_ID("--worker-id", "", "Name of this worker in leases and logs. Unset: host-pid-random.");
+        JOBQ_WORKER_ID("--worker-id", "", "Name of this worker in leases and logs. Unset: host-pid-random."),
+        JOBQ_METRICS_PORT("--metrics-port", "",
+                "worker role only: serve GET /metrics (Prometheus) on this port. Unset: no metrics endpoint.");
 
         private final String flag;
         private final String defaultValue;
@@ -125,12 +129,13 @@ public record Settings(
         Long maxRequest = r.get(Key.JOBQ_MAX_REQUEST_BYTES, v -> (long) ConfigValue.integer(v, 1024, Integer.MAX_VALUE));
         String logLevel = r.get(Key.JOBQ_LOG_LEVEL, Settings::logLevel);
         Optional<WorkerId> workerId = r.optional(Key.JOBQ_WORKER_ID, WorkerId::new);
+        Optional<Integer> metricsPort = r.optional(Key.JOBQ_METRICS_PORT, v -> ConfigValue.integer(v, 0, 65_535));
         if (r.problems.isEmpty() && lease != null && heartbeat.isPresent() && heartbeat.get().compareTo(lease) >= 0) {
             r.problems.add(r.describe(Key.JOBQ_HEARTBEAT) + " must be shorter than the lease (" + lease.toMillis() + " ms)");
         }
         if (!r.problems.isEmpty()) throw new InvalidSettingsException(String.join("; ", r.problems));
         return new Settings(database, port, poolSize, lease, heartbeat, poll, claimBatch, concurrency, queues, grace,
-                maintenance, listen, maxRequest, logLevel, workerId);
+                maintenance, listen, maxRequest, logLevel, workerId, metricsPort);
     }
 
     /** The heartbeat interval in force: the configured one, or lease / 3. */

@@ -31,6 +31,7 @@ class SettingsTest {
         assertThat(s.listen()).isTrue();
         assertThat(s.maxRequestBytes()).isEqualTo(1_048_576);
         assertThat(s.logLevel()).isEqualTo("INFO");
+        assertThat(s.metricsPort()).isEmpty();
     }
 
     @Test
@@ -100,6 +101,6 @@ class SettingsTest {
             assertThat(k.flag()).startsWith("--");
             assertThat(k.description()).isNotBlank();
         }
-        assertThat(List.of(Key.values())).hasSize(15);
+        assertThat(List.of(Key.values())).hasSize(16);
     }
 }

@@ -1,0 +1,57 @@
+package io.jobq.bootstrap;
+
+import com.sun.net.httpserver.HttpServer;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Executors;
+
+/**
+ * {@code GET /metrics} for a worker-only process, which has no HTTP API: the listener's state,
+ * maintenance errors, the pool and the JVM, in Prometheus text format. The JDK's own HTTP server is
+ * enough for one scrape endpoint; the api and all roles serve /metrics through the API instead.
+ */
+final class MetricsServer implements AutoCloseable {
+    private final HttpServer server;
+
+    private MetricsServer(HttpServer server) {
+        this.server = server;
+    }
+
+    /** @throws LauncherException if the port cannot be bound */
+    static MetricsServer start(PrometheusMeterRegistry registry, int port) {
+        try {
+            HttpServer server = HttpServer.create(new InetSocketAddress(port), 0);
+            server.createContext("/metrics", exchange -> {
+                try (exchange) {
+                    if (!"GET".equals(exchange.getRequestMethod())) {
+                        exchange.sendResponseHeaders(405, -1);
+                        return;
+                    }
+                    byte[] body = registry.scrape().getBytes(StandardCharsets.UTF_8);
+                    exchange.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+                    exchange.sendResponseHeaders(200, body.length);
+                    try (OutputStream out = exchange.getResponseBody()) {
+                        out.write(body);
+                    }
+                }
+            });
+            server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
+            server.start();
+            return new MetricsServer(server);
+        } catch (IOException e) {
+            throw new LauncherException("cannot serve worker metrics on port " + port + ": " + e.getMessage(), e);
+        }
+    }
+
+    int port() {
+        return server.getAddress().getPort();
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+    }
+}
