@@ -71,6 +71,14 @@ public final class BenchMain implements Runnable {
                 description = "The launcher jar for chaos. Default: jobq.jar next to this jar, else bootstrap/target/jobq.jar.")
         Path jobqJar;
 
+        @Option(names = "--throughput-jobs", paramLabel = "N",
+                description = "Override the jobs per throughput/floor run (full: 20000, quick: 1000); the report says so.")
+        Integer throughputJobs;
+
+        @Option(names = "--runs", paramLabel = "N",
+                description = "Override the runs per throughput/floor cell (full: 3, quick: 1); the report says so.")
+        Integer runs;
+
         @Option(names = "--seed", paramLabel = "N", defaultValue = "42",
                 description = "Seed of the latency arrivals and chaos kills. Default: 42.")
         long seed;
@@ -128,12 +136,16 @@ public final class BenchMain implements Runnable {
     int execute(String name, Set<Experiment> experiments, Options o) {
         quietLogs();
         Progress progress = new Progress(System.err);
-        Plan plan = o.quick ? Plan.QUICK : Plan.FULL;
+        Plan base = o.quick ? Plan.QUICK : Plan.FULL;
+        Plan plan = base.withThroughput(Optional.ofNullable(o.throughputJobs).orElse(base.throughputJobs()),
+                Optional.ofNullable(o.runs).orElse(base.runs()));
         String startedAt = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
         String loadAtStart = MachineFacts.loadAverage();
         String serverUrl = Optional.ofNullable(o.databaseUrl).or(() -> Optional.ofNullable(System.getenv("DATABASE_URL")))
                 .filter(s -> !s.isBlank()).orElse(BenchDatabase.DEFAULT_URL);
-        String command = "java -jar jobq-bench.jar " + name + (o.quick ? " --quick" : "");
+        String command = "java -jar jobq-bench.jar " + name + (o.quick ? " --quick" : "")
+                + (o.throughputJobs != null ? " --throughput-jobs " + o.throughputJobs : "")
+                + (o.runs != null ? " --runs " + o.runs : "");
         Results results = new Results();
         Map<String, String> server;
         String database;
@@ -165,7 +177,8 @@ public final class BenchMain implements Runnable {
             return 1;
         }
         double total = progress.elapsedSeconds();
-        Report.Header header = new Report.Header(o.quick ? "quick" : "full", command, startedAt, total,
+        String mode = (o.quick ? "quick" : "full") + (plan.equals(base) ? "" : ", throughput resized");
+        Report.Header header = new Report.Header(mode, command, startedAt, total,
                 MachineFacts.collect(), server, database, loadAtStart, MachineFacts.loadAverage(), plan);
         System.out.print(Report.render(header, results, false));
         System.out.flush();

@@ -52,6 +52,15 @@ public record Plan(
             10, 200, 1200,
             200, 4, Duration.ofSeconds(1), 100);
 
+    /**
+     * A copy with another throughput/floor size: for a machine too slow or too loaded to finish the
+     * full 2 × 45 runs of 20,000 jobs within its time budget. The report prints the sizes used.
+     */
+    public Plan withThroughput(int jobs, int newRuns) {
+        return new Plan(fairBigJobs, fairSmallTenants, fairSmallEvery, fairWorkers, fairJobMs, jobs, workerCounts, newRuns,
+                latencyJobs, latencyGapMinMs, latencyGapMaxMs, chaosJobs, chaosProcesses, chaosKillEvery, chaosJobMs);
+    }
+
     public Plan {
         workerCounts = List.copyOf(workerCounts);
         if (fairBigJobs < 1 || throughputJobs < 1 || latencyJobs < 1 || chaosJobs < 1 || runs < 1) {

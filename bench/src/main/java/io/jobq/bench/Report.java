@@ -135,8 +135,8 @@ final class Report {
     static String latency(List<LatencyExperiment.Result> results, Plan p) {
         StringBuilder out = new StringBuilder();
         out.append("Pickup latency. One idle worker, ").append(p.latencyJobs()).append(" jobs arriving ")
-                .append(Format.millis(p.latencyGapMinMs())).append("-").append(Format.millis(p.latencyGapMaxMs()))
-                .append(" apart (seeded), time from enqueue to start:\n\n");
+                .append(Format.count(p.latencyGapMinMs())).append("-").append(Format.count(p.latencyGapMaxMs()))
+                .append(" ms apart (seeded), time from enqueue to start:\n\n");
         TextTable t = new TextTable("wake-up mechanism", "p50", "p95", "max");
         for (LatencyExperiment.Result r : results) {
             t.row(r.mechanism(), Format.millis(r.latencyMs().p50()), Format.millis(r.latencyMs().p95()),
