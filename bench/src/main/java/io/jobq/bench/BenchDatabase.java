@@ -1,0 +1,166 @@
+package io.jobq.bench;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.jobq.bootstrap.DatabaseUrl;
+import io.jobq.postgres.Migrations;
+import io.jobq.postgres.PostgresPool;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The bench's own database, {@code jobq_bench}, on the server DATABASE_URL names: dropped and created
+ * fresh at start (so no earlier run's rows skew a measurement), migrated with jobq's own Flyway
+ * scripts, emptied between runs, and dropped at the end unless kept. The running jobq database is
+ * never touched.
+ */
+public final class BenchDatabase implements AutoCloseable {
+    /** The database every experiment runs in. */
+    public static final String NAME = "jobq_bench";
+    /** Used when neither --database-url nor DATABASE_URL is given. */
+    public static final String DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/" + NAME;
+
+    private final DatabaseUrl url;
+    private final DatabaseUrl admin;
+    private final boolean keep;
+    private final HikariDataSource control;
+
+    private BenchDatabase(DatabaseUrl url, DatabaseUrl admin, boolean keep, HikariDataSource control) {
+        this.url = url;
+        this.admin = admin;
+        this.keep = keep;
+        this.control = control;
+    }
+
+    /**
+     * Drops and re-creates {@value #NAME} through the server's {@code postgres} database, then migrates it.
+     *
+     * @param serverUrl any database URL on the server to use (its database name is replaced)
+     * @param keep whether {@link #close()} leaves the database in place for inspection
+     */
+    public static BenchDatabase createFresh(String serverUrl, boolean keep) throws SQLException {
+        DatabaseUrl url = DatabaseUrl.parse(serverUrl).withDatabase(NAME);
+        DatabaseUrl admin = url.withDatabase("postgres");
+        try (Connection c = DriverManager.getConnection(admin.jdbcUrl()); Statement st = c.createStatement()) {
+            st.execute("DROP DATABASE IF EXISTS " + NAME + " WITH (FORCE)");
+            st.execute("CREATE DATABASE " + NAME);
+        }
+        HikariDataSource control = PostgresPool.create(url.jdbcUrl(), 4, "bench-control", Duration.ofSeconds(10));
+        Migrations.migrate(control);
+        return new BenchDatabase(url, admin, keep, control);
+    }
+
+    /** The JDBC URL of {@value #NAME}, with credentials. */
+    public String jdbcUrl() {
+        return url.jdbcUrl();
+    }
+
+    /** The URL safe to print. */
+    public String masked() {
+        return url.masked();
+    }
+
+    /** A small pool for the harness itself: enqueueing, reading results, resetting. */
+    public HikariDataSource control() {
+        return control;
+    }
+
+    /** A new pool of its own, e.g. one per worker so workers never share connections. */
+    public HikariDataSource pool(String name, int size) {
+        HikariDataSource pool = PostgresPool.create(url.jdbcUrl(), size, name, Duration.ofSeconds(30));
+        // Open a connection now, so the timed part of a run never includes connecting.
+        try (Connection c = pool.getConnection()) {
+            c.isValid(5);
+        } catch (SQLException e) {
+            pool.close();
+            throw new IllegalStateException("cannot connect to " + masked() + ": " + e.getMessage(), e);
+        }
+        return pool;
+    }
+
+    /** A plain connection outside any pool (the floor's bare loops). */
+    public Connection connect() throws SQLException {
+        return DriverManager.getConnection(url.jdbcUrl());
+    }
+
+    /** Empties jobs and tenants (and the chaos tables if present) between runs; every worker must be stopped. */
+    public void reset() {
+        execute("TRUNCATE jobs, tenants");
+        // The next run starts from clean tables and statistics, not from 20,000 dead tuples.
+        execute("VACUUM ANALYZE jobs");
+        execute("VACUUM ANALYZE tenants");
+    }
+
+    /** Runs one statement on the control pool. */
+    public void execute(String sql) {
+        try (Connection c = control.getConnection(); Statement st = c.createStatement()) {
+            st.execute(sql);
+        } catch (SQLException e) {
+            throw new IllegalStateException("bench SQL failed: " + sql + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The first column of the first row of {@code sql}, as a long (0 when NULL). */
+    public long queryLong(String sql) {
+        try (Connection c = control.getConnection(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+            return rs.next() ? rs.getLong(1) : 0;
+        } catch (SQLException e) {
+            throw new IllegalStateException("bench SQL failed: " + sql + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The first column of every row of {@code sql}, as doubles. */
+    public List<Double> queryDoubles(String sql) {
+        try (Connection c = control.getConnection(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+            List<Double> out = new ArrayList<>();
+            while (rs.next()) out.add(rs.getDouble(1));
+            return out;
+        } catch (SQLException e) {
+            throw new IllegalStateException("bench SQL failed: " + sql + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The server's version and the settings that decide commit speed, by name. */
+    public Map<String, String> serverFacts() {
+        Map<String, String> out = new LinkedHashMap<>();
+        try (Connection c = control.getConnection(); Statement st = c.createStatement()) {
+            try (ResultSet rs = st.executeQuery("SELECT version()")) {
+                rs.next();
+                out.put("version", rs.getString(1));
+            }
+            try (ResultSet rs = st.executeQuery("""
+                    SELECT name, setting || coalesce(' ' || unit, '') FROM pg_settings
+                    WHERE name IN ('synchronous_commit', 'fsync', 'wal_sync_method', 'full_page_writes',
+                                   'shared_buffers', 'max_connections', 'commit_delay', 'wal_buffers')
+                    ORDER BY name""")) {
+                while (rs.next()) out.put(rs.getString(1), rs.getString(2));
+            }
+            // pg_settings gives shared_buffers in 8kB pages; SHOW gives the readable form.
+            try (ResultSet rs = st.executeQuery("SHOW shared_buffers")) {
+                rs.next();
+                out.put("shared_buffers", rs.getString(1));
+            }
+        } catch (SQLException e) {
+            out.put("error", e.getMessage());
+        }
+        return out;
+    }
+
+    @Override
+    public void close() {
+        control.close();
+        if (keep) return;
+        try (Connection c = DriverManager.getConnection(admin.jdbcUrl()); Statement st = c.createStatement()) {
+            st.execute("DROP DATABASE IF EXISTS " + NAME + " WITH (FORCE)");
+        } catch (SQLException e) {
+            System.err.println("jobq-bench: could not drop " + NAME + ": " + e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,247 @@
+package io.jobq.bench;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.core.ConsoleAppender;
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code java -jar jobq-bench.jar all [--quick] [--keep] [--database-url URL]}: runs the experiments
+ * against a fresh database {@code jobq_bench}, prints one report on stdout (progress on stderr) and
+ * writes it, with every run's raw numbers, to {@code bench/results.txt}
+ * ({@code bench/results-quick.txt} with {@code --quick}).
+ *
+ * <p>Exit codes: 0 when every experiment ran and every check held; 1 when an experiment failed or a
+ * check did not hold (fair p95 not below FIFO's, a chaos job lost or done twice); 2 for usage errors.
+ */
+@Command(name = "jobq-bench", mixinStandardHelpOptions = true, version = "jobq-bench 0.1.0",
+        description = "jobq's benchmarks: the seed's four experiments plus the raw-SQL floor.",
+        subcommands = {BenchMain.All.class, BenchMain.Fairness.class, BenchMain.Throughput.class,
+                BenchMain.Latency.class, BenchMain.Chaos.class, BenchMain.Floor.class, CommandLine.HelpCommand.class})
+public final class BenchMain implements Runnable {
+
+    /** The experiments, in the order {@code all} runs them. */
+    enum Experiment { FAIRNESS, THROUGHPUT, FLOOR, LATENCY, CHAOS }
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new BenchMain()).execute(args));
+    }
+
+    @Override
+    public void run() {
+        new CommandLine(this).usage(System.out);
+    }
+
+    /** Flags every subcommand takes. */
+    static final class Options {
+        @Option(names = "--quick", description = "Shrink every experiment (CI): under 3 minutes on 2 cores.")
+        boolean quick;
+
+        @Option(names = "--keep", description = "Keep the jobq_bench database afterwards, for inspection.")
+        boolean keep;
+
+        @Option(names = "--database-url", paramLabel = "URL",
+                description = "The server to use (its database name is replaced by jobq_bench). "
+                        + "Default: env DATABASE_URL, else " + BenchDatabase.DEFAULT_URL + ".")
+        String databaseUrl;
+
+        @Option(names = "--output", paramLabel = "FILE",
+                description = "Where to write the report with raw runs. Default: bench/results.txt "
+                        + "(all), bench/results-quick.txt (all --quick), bench/results-<experiment>[-quick].txt.")
+        Path output;
+
+        @Option(names = "--jobq-jar", paramLabel = "FILE",
+                description = "The launcher jar for chaos. Default: jobq.jar next to this jar, else bootstrap/target/jobq.jar.")
+        Path jobqJar;
+
+        @Option(names = "--throughput-jobs", paramLabel = "N",
+                description = "Override the jobs per throughput/floor run (full: 20000, quick: 1000); the report says so.")
+        Integer throughputJobs;
+
+        @Option(names = "--runs", paramLabel = "N",
+                description = "Override the runs per throughput/floor cell (full: 3, quick: 1); the report says so.")
+        Integer runs;
+
+        @Option(names = "--seed", paramLabel = "N", defaultValue = "42",
+                description = "Seed of the latency arrivals and chaos kills. Default: 42.")
+        long seed;
+    }
+
+    abstract static class Run implements Callable<Integer> {
+        @Mixin Options options = new Options();
+
+        abstract String name();
+
+        abstract Set<Experiment> experiments();
+
+        @Override
+        public Integer call() {
+            return new BenchMain().execute(name(), experiments(), options);
+        }
+    }
+
+    @Command(name = "all", mixinStandardHelpOptions = true, description = "Every experiment, one report.")
+    static final class All extends Run {
+        String name() { return "all"; }
+        Set<Experiment> experiments() { return EnumSet.allOf(Experiment.class); }
+    }
+
+    @Command(name = "fairness", mixinStandardHelpOptions = true, description = "Noisy neighbour: FIFO vs fair.")
+    static final class Fairness extends Run {
+        String name() { return "fairness"; }
+        Set<Experiment> experiments() { return EnumSet.of(Experiment.FAIRNESS); }
+    }
+
+    @Command(name = "throughput", mixinStandardHelpOptions = true, description = "jobs/s of jobq's workers per claim strategy and worker count.")
+    static final class Throughput extends Run {
+        String name() { return "throughput"; }
+        Set<Experiment> experiments() { return EnumSet.of(Experiment.THROUGHPUT); }
+    }
+
+    @Command(name = "latency", mixinStandardHelpOptions = true, description = "Pickup latency: LISTEN/NOTIFY vs polling every 1 s.")
+    static final class Latency extends Run {
+        String name() { return "latency"; }
+        Set<Experiment> experiments() { return EnumSet.of(Experiment.LATENCY); }
+    }
+
+    @Command(name = "chaos", mixinStandardHelpOptions = true, description = "Crash recovery: worker processes SIGKILLed every second.")
+    static final class Chaos extends Run {
+        String name() { return "chaos"; }
+        Set<Experiment> experiments() { return EnumSet.of(Experiment.CHAOS); }
+    }
+
+    @Command(name = "floor", mixinStandardHelpOptions = true, description = "The same SQL from a bare JDBC loop.")
+    static final class Floor extends Run {
+        String name() { return "floor"; }
+        Set<Experiment> experiments() { return EnumSet.of(Experiment.FLOOR); }
+    }
+
+    int execute(String name, Set<Experiment> experiments, Options o) {
+        quietLogs();
+        Progress progress = new Progress(System.err);
+        Plan base = o.quick ? Plan.QUICK : Plan.FULL;
+        Plan plan = base.withThroughput(Optional.ofNullable(o.throughputJobs).orElse(base.throughputJobs()),
+                Optional.ofNullable(o.runs).orElse(base.runs()));
+        String startedAt = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+        String loadAtStart = MachineFacts.loadAverage();
+        String serverUrl = Optional.ofNullable(o.databaseUrl).or(() -> Optional.ofNullable(System.getenv("DATABASE_URL")))
+                .filter(s -> !s.isBlank()).orElse(BenchDatabase.DEFAULT_URL);
+        String command = "java -jar jobq-bench.jar " + name + (o.quick ? " --quick" : "")
+                + (o.throughputJobs != null ? " --throughput-jobs " + o.throughputJobs : "")
+                + (o.runs != null ? " --runs " + o.runs : "");
+        Results results = new Results();
+        Map<String, String> server;
+        String database;
+        progress.step("%s: %s run, experiments %s; load average %s", command, o.quick ? "quick" : "full", experiments, loadAtStart);
+        try (BenchDatabase db = BenchDatabase.createFresh(serverUrl, o.keep)) {
+            database = db.masked();
+            server = db.serverFacts();
+            progress.step("database %s created fresh and migrated", database);
+            for (Experiment e : experiments) {
+                try {
+                    switch (e) {
+                        case FAIRNESS -> results.fairness = new FairnessExperiment(db, plan, progress).run();
+                        case THROUGHPUT -> results.throughput = new ThroughputExperiment(db, plan, progress).run();
+                        case FLOOR -> results.floor = new FloorExperiment(db, plan, progress).run();
+                        case LATENCY -> results.latency = new LatencyExperiment(db, plan, progress, o.seed).run();
+                        case CHAOS -> {
+                            results.chaos = Optional.of(new ChaosExperiment(db, plan, progress, jobqJar(o, benchJar()), o.seed).run());
+                        }
+                    }
+                } catch (RuntimeException ex) {
+                    String what = ex.getMessage() == null ? ex.toString() : ex.getMessage();
+                    results.errors.put(e.name().toLowerCase(), what);
+                    progress.step("%s FAILED: %s", e.name().toLowerCase(), what);
+                    ex.printStackTrace(System.err);
+                }
+            }
+        } catch (Exception e) {
+            System.err.println("jobq-bench: cannot prepare database " + BenchDatabase.NAME + ": " + e.getMessage());
+            return 1;
+        }
+        double total = progress.elapsedSeconds();
+        String mode = (o.quick ? "quick" : "full") + (plan.equals(base) ? "" : ", throughput resized");
+        Report.Header header = new Report.Header(mode, command, startedAt, total,
+                MachineFacts.collect(), server, database, loadAtStart, MachineFacts.loadAverage(), plan);
+        System.out.print(Report.render(header, results, false));
+        System.out.flush();
+        write(outputPath(name, o), Report.render(header, results, true), progress);
+        List<String> failed = results.failedChecks();
+        progress.step("done in %.1f s; %s", total, failed.isEmpty() ? "all checks passed" : failed.size() + " check(s) FAILED");
+        return failed.isEmpty() ? 0 : 1;
+    }
+
+    static Path outputPath(String name, Options o) {
+        if (o.output != null) return o.output;
+        String file = "results" + (name.equals("all") ? "" : "-" + name) + (o.quick ? "-quick" : "") + ".txt";
+        return Path.of("bench", file);
+    }
+
+    /** Writes the file; where its directory is missing (e.g. /app in Docker) falls back to the temp dir. */
+    private static void write(Path path, String text, Progress progress) {
+        Path target = path;
+        Path parent = path.toAbsolutePath().getParent();
+        if (parent != null && !Files.isDirectory(parent)) {
+            target = Path.of(System.getProperty("java.io.tmpdir"), path.getFileName().toString());
+        }
+        try {
+            Files.writeString(target, text);
+            progress.step("wrote %s", target);
+        } catch (IOException e) {
+            progress.step("could not write %s: %s (the report is on stdout)", target, e.getMessage());
+        }
+    }
+
+    /** Where this code runs from: jobq-bench.jar (or a classes directory); jobq.jar is looked for next to it. */
+    private static Path benchJar() {
+        try {
+            return Path.of(BenchMain.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        } catch (URISyntaxException e) {
+            throw new BenchException("cannot locate jobq-bench.jar: " + e.getMessage(), e);
+        }
+    }
+
+    private static Path jobqJar(Options o, Path benchJar) {
+        List<Path> candidates = new ArrayList<>();
+        if (o.jobqJar != null) candidates.add(o.jobqJar);
+        Path dir = benchJar.toAbsolutePath().getParent();
+        candidates.add(dir.resolve("jobq.jar")); // Docker: /app/jobq.jar next to /app/jobq-bench.jar
+        candidates.add(dir.resolve("../../bootstrap/target/jobq.jar").normalize()); // a source checkout
+        for (Path p : candidates) {
+            if (Files.isRegularFile(p)) return p;
+            if (o.jobqJar != null) break; // an explicit flag that points nowhere is an error, not a hint
+        }
+        throw new BenchException("jobq.jar not found (tried " + candidates + "); build it or pass --jobq-jar");
+    }
+
+    /** jobq's logback config logs INFO to stdout; the report owns stdout, so logs go to stderr, WARN and up. */
+    private static void quietLogs() {
+        if (!(LoggerFactory.getILoggerFactory() instanceof LoggerContext ctx)) return;
+        ch.qos.logback.classic.Logger root = ctx.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+        root.setLevel(Level.WARN);
+        root.iteratorForAppenders().forEachRemaining(a -> {
+            if (a instanceof ConsoleAppender<?> console) {
+                console.stop();
+                console.setTarget("System.err");
+                console.start();
+            }
+        });
+    }
+}

@@ -1,0 +1,72 @@
+package io.jobq.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.zaxxer.hikari.HikariDataSource;
+import io.jobq.application.worker.JobContext;
+import io.jobq.application.worker.JobHandler;
+import io.jobq.application.worker.JobHandlerProvider;
+import io.jobq.bootstrap.DatabaseUrl;
+import io.jobq.domain.job.TaskName;
+import io.jobq.postgres.PostgresPool;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The chaos experiment's handler, loaded into the REAL launcher's worker processes through
+ * {@link java.util.ServiceLoader}: the bench copies this class and its service file out of jobq-bench.jar
+ * and starts {@code java -cp jobq.jar:<that directory> io.jobq.bootstrap.Main worker}.
+ *
+ * <p>Task {@value #TASK}, payload {@code {"ms": 100}}: first records its side effect, one row
+ * (job id, attempt, worker process id) in {@code bench_effects}, committed at once on a connection of
+ * its own (so a SIGKILL after it leaves the row behind, as a real side effect would), then sleeps
+ * {@code ms} milliseconds, so kills land mid-job. A re-run after a kill therefore shows up as a second
+ * row with a higher attempt.
+ *
+ * <p>The database is the worker's own: the handler reads {@code DATABASE_URL} as the launcher does.
+ */
+public final class ChaosHandlers implements JobHandlerProvider {
+    /** The task name the chaos jobs carry. */
+    public static final String TASK = "bench_chaos";
+
+    /** Public, no arguments: ServiceLoader instantiates it. */
+    public ChaosHandlers() {}
+
+    @Override
+    public Map<TaskName, JobHandler> handlers() {
+        return Map.of(TaskName.of(TASK), ChaosHandlers::handle);
+    }
+
+    private static Optional<JsonNode> handle(JobContext ctx) throws Exception {
+        try (Connection c = Effects.pool().getConnection();
+             PreparedStatement st = c.prepareStatement("INSERT INTO bench_effects (job_id, attempt, pid) VALUES (?, ?, ?)")) {
+            st.setLong(1, ctx.jobId().value());
+            st.setInt(2, ctx.attempt());
+            st.setLong(3, ProcessHandle.current().pid());
+            st.executeUpdate();
+        }
+        long ms = ctx.payload().path("ms").asLong(0);
+        Thread.sleep(Duration.ofMillis(ms));
+        return Optional.empty();
+    }
+
+    /** One small pool per worker process, opened on first use. */
+    private static final class Effects {
+        private static volatile HikariDataSource pool;
+
+        static HikariDataSource pool() {
+            HikariDataSource p = pool;
+            if (p != null) return p;
+            synchronized (Effects.class) {
+                if (pool == null) {
+                    String url = System.getenv("DATABASE_URL");
+                    if (url == null || url.isBlank()) throw new IllegalStateException("DATABASE_URL is not set");
+                    pool = PostgresPool.create(DatabaseUrl.parse(url).jdbcUrl(), 4, "bench-effects", Duration.ofSeconds(5));
+                }
+                return pool;
+            }
+        }
+    }
+}

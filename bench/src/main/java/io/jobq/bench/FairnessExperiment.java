@@ -1,0 +1,129 @@
+package io.jobq.bench;
+
+import io.jobq.application.port.NewJob;
+import io.jobq.application.port.NewJobBatch;
+import io.jobq.application.worker.HandlerRegistry;
+import io.jobq.application.worker.WorkerListener;
+import io.jobq.application.worker.WorkerSettings;
+import io.jobq.domain.job.Job;
+import io.jobq.domain.job.QueueName;
+import io.jobq.domain.job.TaskName;
+import io.jobq.domain.tenant.TenantId;
+import io.jobq.postgres.ClaimOrder;
+import io.jobq.postgres.JobClient;
+import io.jobq.postgres.PostgresJobStore;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Experiment 1, the noisy neighbour: tenant {@code big} enqueues {@link Plan#fairBigJobs()} jobs in
+ * one transaction; then, until big's backlog is cleared, five small tenants submit one job every
+ * {@link Plan#fairSmallEvery()} between them (round-robin). {@link Plan#fairWorkers()} single-slot
+ * workers run every job as the built-in {@code sleep} of {@link Plan#fairJobMs()} ms. Run once with
+ * FIFO claim order and once with fair order.
+ *
+ * <p>One clock: the database's. A small job's wait is {@code started_at - created_at}, both set by
+ * {@code now()} (the enqueue's and the claim's transaction); the backlog clear time is the big
+ * tenant's last {@code finished_at} minus its {@code created_at} (one transaction, one value).
+ */
+final class FairnessExperiment {
+    static final String BIG = "big";
+
+    /**
+     * @param smallWaitMs small tenants' wait before start, ms, over every small job
+     * @param backlogClearSeconds from the flood's enqueue to the big tenant's last completion, s
+     */
+    record Result(ClaimOrder order, Percentiles smallWaitMs, double backlogClearSeconds) {}
+
+    private final BenchDatabase db;
+    private final Plan plan;
+    private final Progress progress;
+
+    FairnessExperiment(BenchDatabase db, Plan plan, Progress progress) {
+        this.db = db;
+        this.plan = plan;
+        this.progress = progress;
+    }
+
+    List<Result> run() {
+        List<Result> out = new ArrayList<>();
+        for (ClaimOrder order : List.of(ClaimOrder.FIFO, ClaimOrder.FAIR)) out.add(run(order));
+        return out;
+    }
+
+    private Result run(ClaimOrder order) {
+        db.reset();
+        AtomicInteger bigDone = new AtomicInteger();
+        WorkerListener countBig = new WorkerListener() {
+            @Override
+            public void completed(Job job) {
+                if (job.tenant().value().equals(BIG)) bigDone.incrementAndGet();
+            }
+        };
+        // Single-slot workers: one claim loop each, one job per claim, as the seed's 8 worker processes.
+        WorkerSettings settings = WorkerSettings.DEFAULTS.withConcurrency(1).withClaimBatchSize(1);
+        int small;
+        try (WorkerGroup workers = new WorkerGroup(db, "fair-" + order.name().toLowerCase(), plan.fairWorkers(), 3,
+                PostgresJobStore.Options.DEFAULTS.withClaimOrder(order), HandlerRegistry.withBuiltIns(), settings, countBig)) {
+            workers.start();
+            progress.step("fairness %s: %d single-slot workers started; tenant %s enqueues %s jobs of %d ms",
+                    order, plan.fairWorkers(), BIG, Format.count(plan.fairBigJobs()), plan.fairJobMs());
+            enqueueFlood();
+            small = submitSmallUntilBigDone(bigDone);
+            int total = plan.fairBigJobs() + small;
+            Waits.until(() -> db.queryLong("SELECT count(*) FROM jobs WHERE state = 'done'") >= total,
+                    Duration.ofMillis(100), Duration.ofMinutes(5), "every job of the fairness run to finish");
+        }
+        List<Double> waits = db.queryDoubles("""
+                SELECT extract(epoch FROM started_at - created_at) * 1000 FROM jobs WHERE tenant <> 'big'""");
+        double clear = db.queryDoubles("""
+                SELECT extract(epoch FROM max(finished_at) - min(created_at)) FROM jobs WHERE tenant = 'big'""").getFirst();
+        Result r = new Result(order, Percentiles.of(waits), clear);
+        progress.step("fairness %s: %d small jobs waited p50 %s, p95 %s, max %s; big backlog cleared in %s", order,
+                small, Format.millis(r.smallWaitMs().p50()), Format.millis(r.smallWaitMs().p95()),
+                Format.millis(r.smallWaitMs().max()), Format.seconds(clear));
+        return r;
+    }
+
+    /** All of big's jobs in ONE transaction (batches of 1,000), so they share one created_at: "at once". */
+    private void enqueueFlood() {
+        JobClient client = new JobClient();
+        String payload = "{\"ms\": " + plan.fairJobMs() + "}";
+        try (Connection c = db.control().getConnection()) {
+            c.setAutoCommit(false);
+            for (int done = 0; done < plan.fairBigJobs(); ) {
+                int n = Math.min(NewJobBatch.MAX_SIZE, plan.fairBigJobs() - done);
+                client.enqueueBatch(c, new NewJobBatch(TenantId.of(BIG), QueueName.DEFAULT, TaskName.of("sleep"),
+                        java.util.Collections.nCopies(n, payload), Job.DEFAULT_MAX_ATTEMPTS, Duration.ZERO));
+                done += n;
+            }
+            c.commit();
+        } catch (SQLException e) {
+            throw new BenchException("enqueueing the flood failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** Submits small jobs on a fixed schedule until big's backlog is done; returns how many. */
+    private int submitSmallUntilBigDone(AtomicInteger bigDone) {
+        PostgresJobStore client = new PostgresJobStore(db.control());
+        String payload = "{\"ms\": " + plan.fairJobMs() + "}";
+        long every = plan.fairSmallEvery().toNanos();
+        long next = System.nanoTime();
+        int n = 0;
+        long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
+        while (bigDone.get() < plan.fairBigJobs()) {
+            if (System.nanoTime() > deadline) throw new BenchException("the flood was not cleared within 10 minutes");
+            TenantId tenant = TenantId.of("small-" + (n % plan.fairSmallTenants() + 1));
+            client.enqueue(NewJob.of(tenant, QueueName.DEFAULT, TaskName.of("sleep"), payload));
+            n++;
+            // A fixed schedule, not "sleep 100 ms after each": a slow enqueue does not thin the arrivals.
+            next += every;
+            Waits.sleepUntil(next);
+        }
+        return n;
+    }
+}

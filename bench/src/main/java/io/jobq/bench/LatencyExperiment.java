@@ -1,0 +1,100 @@
+package io.jobq.bench;
+
+import io.jobq.application.port.EnqueueResult;
+import io.jobq.application.port.NewJob;
+import io.jobq.application.worker.HandlerRegistry;
+import io.jobq.application.worker.WorkerListener;
+import io.jobq.application.worker.WorkerSettings;
+import io.jobq.domain.job.JobId;
+import io.jobq.domain.job.QueueName;
+import io.jobq.domain.job.TaskName;
+import io.jobq.domain.tenant.TenantId;
+import io.jobq.postgres.PostgresJobStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Experiment 3, pickup latency: one idle single-slot worker; {@link Plan#latencyJobs()} jobs arrive
+ * one at a time, the pauses between them drawn uniformly from [{@link Plan#latencyGapMinMs()},
+ * {@link Plan#latencyGapMaxMs()}] ms by a seeded {@link Random} (the same arrivals for both
+ * mechanisms). Measured once with LISTEN/NOTIFY (and the default 1 s fallback poll) and once polling
+ * every 1 s with LISTEN off.
+ *
+ * <p>One clock: this JVM's {@link System#nanoTime()}. A sample runs from just before the enqueue call
+ * (so it includes the enqueue's own commit) to the first line of the handler on the worker, which
+ * runs in this same JVM. Three warm-up jobs run first and are not counted (class loading, JIT).
+ */
+final class LatencyExperiment {
+    static final TaskName MARK = TaskName.of("bench_mark");
+    static final int WARM_UP = 3;
+
+    /** @param latencyMs enqueue-to-start of every measured job, ms */
+    record Result(String mechanism, Percentiles latencyMs) {}
+
+    private final BenchDatabase db;
+    private final Plan plan;
+    private final Progress progress;
+    private final long seed;
+
+    LatencyExperiment(BenchDatabase db, Plan plan, Progress progress, long seed) {
+        this.db = db;
+        this.plan = plan;
+        this.progress = progress;
+        this.seed = seed;
+    }
+
+    List<Result> run() {
+        return List.of(run("LISTEN/NOTIFY", true), run("polling every 1 s", false));
+    }
+
+    private Result run(String mechanism, boolean listen) {
+        db.reset();
+        Map<JobId, Long> started = new ConcurrentHashMap<>();
+        HandlerRegistry handlers = new HandlerRegistry().register(MARK, ctx -> {
+            started.putIfAbsent(ctx.jobId(), System.nanoTime());
+            return Optional.empty();
+        });
+        WorkerSettings settings = WorkerSettings.DEFAULTS.withConcurrency(1).withClaimBatchSize(1)
+                .withListen(listen).withPollInterval(Duration.ofSeconds(1));
+        PostgresJobStore client = new PostgresJobStore(db.control());
+        Random gaps = new Random(seed);
+        List<Double> samples = new ArrayList<>();
+        try (WorkerGroup worker = new WorkerGroup(db, "latency-" + (listen ? "listen" : "poll"), 1, 3,
+                PostgresJobStore.Options.DEFAULTS, handlers, settings, WorkerListener.NONE)) {
+            worker.start();
+            for (int i = 0; i < WARM_UP; i++) {
+                JobId id = enqueue(client);
+                Waits.until(() -> started.containsKey(id), Duration.ofMillis(20), Duration.ofSeconds(30), "a warm-up job");
+            }
+            progress.step("latency %s: worker warmed up; %d jobs arriving %d-%d ms apart (seed %d)", mechanism,
+                    plan.latencyJobs(), plan.latencyGapMinMs(), plan.latencyGapMaxMs(), seed);
+            Map<JobId, Long> enqueued = new ConcurrentHashMap<>();
+            for (int i = 0; i < plan.latencyJobs(); i++) {
+                int gap = plan.latencyGapMinMs() + gaps.nextInt(plan.latencyGapMaxMs() - plan.latencyGapMinMs() + 1);
+                Waits.sleep(Duration.ofMillis(gap));
+                long before = System.nanoTime();
+                enqueued.put(enqueue(client), before);
+            }
+            Waits.until(() -> started.keySet().containsAll(enqueued.keySet()), Duration.ofMillis(20),
+                    Duration.ofSeconds(30), "every latency job to start");
+            enqueued.forEach((id, before) -> samples.add((started.get(id) - before) / 1e6));
+        }
+        Result r = new Result(mechanism, Percentiles.of(samples));
+        progress.step("latency %s: p50 %s, p95 %s, max %s", mechanism, Format.millis(r.latencyMs().p50()),
+                Format.millis(r.latencyMs().p95()), Format.millis(r.latencyMs().max()));
+        return r;
+    }
+
+    private static JobId enqueue(PostgresJobStore client) {
+        EnqueueResult r = client.enqueue(NewJob.of(TenantId.of("latency"), QueueName.DEFAULT, MARK, "{}"));
+        return switch (r) {
+            case EnqueueResult.Created c -> c.job().id();
+            case EnqueueResult.Existing e -> e.job().id();
+        };
+    }
+}

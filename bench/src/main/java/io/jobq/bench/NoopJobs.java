@@ -1,0 +1,41 @@
+package io.jobq.bench;
+
+import io.jobq.application.port.NewJobBatch;
+import io.jobq.domain.job.Job;
+import io.jobq.domain.job.QueueName;
+import io.jobq.domain.job.TaskName;
+import io.jobq.domain.tenant.TenantId;
+import io.jobq.postgres.JobClient;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Collections;
+
+/** Fills the queue before a throughput or floor run: n no-op jobs of one tenant, in one transaction. */
+final class NoopJobs {
+    static final TaskName NOOP = TaskName.of("noop");
+
+    private NoopJobs() {}
+
+    static void enqueue(BenchDatabase db, int n) {
+        enqueue(db, n, TenantId.of("bench"), QueueName.DEFAULT, NOOP, "{}");
+    }
+
+    static void enqueue(BenchDatabase db, int n, TenantId tenant, QueueName queue, TaskName task, String payload) {
+        JobClient client = new JobClient();
+        try (Connection c = db.control().getConnection()) {
+            c.setAutoCommit(false);
+            for (int done = 0; done < n; ) {
+                int k = Math.min(NewJobBatch.MAX_SIZE, n - done);
+                client.enqueueBatch(c, new NewJobBatch(tenant, queue, task, Collections.nCopies(k, payload),
+                        Job.DEFAULT_MAX_ATTEMPTS, Duration.ZERO));
+                done += k;
+            }
+            c.commit();
+        } catch (SQLException e) {
+            throw new BenchException("enqueueing " + n + " jobs failed: " + e.getMessage(), e);
+        }
+        // Fresh statistics, so the claim's plan is the same in every run.
+        db.execute("ANALYZE jobs");
+    }
+}

@@ -1,0 +1,74 @@
+package io.jobq.bench;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * How big each experiment is. {@link #FULL} is the issue's (and the seed's) definition; {@link #QUICK}
+ * shrinks every experiment so {@code all --quick} takes under 3 minutes on 2 cores (CI).
+ *
+ * @param fairBigJobs jobs the noisy tenant enqueues at once. Full: 10,000.
+ * @param fairSmallTenants how many small tenants share the submissions. Full: 5.
+ * @param fairSmallEvery one small-tenant job is submitted this often, round-robin over them. Full: 100 ms.
+ * @param fairWorkers single-slot workers (claim loops). Full: 8.
+ * @param fairJobMs how long each job sleeps, in ms. Full: 5.
+ * @param throughputJobs no-op jobs per throughput or floor run. Full: 20,000.
+ * @param workerCounts the columns of the throughput and floor tables. Full: 1, 2, 4, 8, 16.
+ * @param runs runs per throughput/floor cell; the table shows their median. Full: 3.
+ * @param latencyJobs jobs per wake-up mechanism. Full: 60.
+ * @param latencyGapMinMs shortest pause between two arrivals, in ms. Full: 200.
+ * @param latencyGapMaxMs longest pause between two arrivals, in ms. Full: 1,200.
+ * @param chaosJobs jobs the chaos workers must finish. Full: 1,000.
+ * @param chaosProcesses worker processes alive at once. Full: 4.
+ * @param chaosKillEvery one worker process is SIGKILLed and replaced this often. Full: 1 s.
+ * @param chaosJobMs how long each chaos job sleeps after recording its side effect, in ms. Full: 100.
+ */
+public record Plan(
+        int fairBigJobs,
+        int fairSmallTenants,
+        Duration fairSmallEvery,
+        int fairWorkers,
+        int fairJobMs,
+        int throughputJobs,
+        List<Integer> workerCounts,
+        int runs,
+        int latencyJobs,
+        int latencyGapMinMs,
+        int latencyGapMaxMs,
+        int chaosJobs,
+        int chaosProcesses,
+        Duration chaosKillEvery,
+        int chaosJobMs) {
+
+    /** The sizes. */
+    public static final Plan FULL = new Plan(10_000, 5, Duration.ofMillis(100), 8, 5,
+            20_000, List.of(1, 2, 4, 8, 16), 3,
+            60, 200, 1200,
+            1_000, 4, Duration.ofSeconds(1), 100);
+
+    /** Everything shrunk for CI: same shapes, fewer jobs, one run per cell, three worker counts. */
+    public static final Plan QUICK = new Plan(1_000, 5, Duration.ofMillis(100), 8, 5,
+            1_000, List.of(1, 4, 16), 1,
+            10, 200, 1200,
+            200, 4, Duration.ofSeconds(1), 100);
+
+    /**
+     * A copy with another throughput/floor size: for a machine too slow or too loaded to finish the
+     * full 2 × 45 runs of 20,000 jobs within its time budget. The report prints the sizes used.
+     */
+    public Plan withThroughput(int jobs, int newRuns) {
+        return new Plan(fairBigJobs, fairSmallTenants, fairSmallEvery, fairWorkers, fairJobMs, jobs, workerCounts, newRuns,
+                latencyJobs, latencyGapMinMs, latencyGapMaxMs, chaosJobs, chaosProcesses, chaosKillEvery, chaosJobMs);
+    }
+
+    public Plan {
+        workerCounts = List.copyOf(workerCounts);
+        if (fairBigJobs < 1 || throughputJobs < 1 || latencyJobs < 1 || chaosJobs < 1 || runs < 1) {
+            throw new IllegalArgumentException("every job count and the run count must be >= 1");
+        }
+        if (workerCounts.isEmpty()) throw new IllegalArgumentException("workerCounts must not be empty");
+        if (latencyGapMinMs < 0 || latencyGapMaxMs < latencyGapMinMs) {
+            throw new IllegalArgumentException("latency gaps must satisfy 0 <= min <= max");
+        }
+    }
+}

@@ -1,0 +1,44 @@
+package io.jobq.bench;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Everything one bench invocation measured, experiment by experiment (absent when not run), plus the
+ * errors of experiments that failed. Filled by {@link BenchMain}, rendered by {@link Report}.
+ */
+final class Results {
+    List<FairnessExperiment.Result> fairness = List.of();
+    List<Cell> throughput = List.of();
+    List<Cell> floor = List.of();
+    List<LatencyExperiment.Result> latency = List.of();
+    Optional<ChaosExperiment.Result> chaos = Optional.empty();
+    /** Experiment name → what went wrong. */
+    final Map<String, String> errors = new LinkedHashMap<>();
+
+    /**
+     * The checks CI relies on, as messages; empty when all hold. Fair ordering must give small tenants
+     * a lower p95 wait than FIFO; chaos must lose nothing and complete nothing twice; no experiment
+     * may have failed. No speed thresholds: the machine is shared and noisy.
+     */
+    List<String> failedChecks() {
+        List<String> out = new ArrayList<>();
+        errors.forEach((name, error) -> out.add(name + " failed: " + error));
+        Optional<FairnessExperiment.Result> fifo = fairness.stream().filter(r -> r.order() == io.jobq.postgres.ClaimOrder.FIFO).findFirst();
+        Optional<FairnessExperiment.Result> fair = fairness.stream().filter(r -> r.order() == io.jobq.postgres.ClaimOrder.FAIR).findFirst();
+        if (fifo.isPresent() && fair.isPresent() && !(fair.get().smallWaitMs().p95() < fifo.get().smallWaitMs().p95())) {
+            out.add("fairness: fair p95 wait of small tenants (" + Format.millis(fair.get().smallWaitMs().p95())
+                    + ") is not lower than FIFO's (" + Format.millis(fifo.get().smallWaitMs().p95()) + ")");
+        }
+        chaos.ifPresent(c -> {
+            if (c.lost() > 0) out.add("chaos: " + c.lost() + " job(s) lost");
+            if (c.doneTwice() > 0) out.add("chaos: " + c.doneTwice() + " job(s) recorded done twice");
+            if (c.sameAttemptTwice() > 0) out.add("chaos: " + c.sameAttemptTwice() + " (job, attempt) pair(s) ran twice");
+            if (c.doneWithoutEffect() > 0) out.add("chaos: " + c.doneWithoutEffect() + " job(s) done without their attempt's side effect");
+        });
+        return out;
+    }
+}

@@ -1,0 +1,99 @@
+package io.jobq.bench;
+
+import io.jobq.application.worker.HandlerRegistry;
+import io.jobq.application.worker.WorkerListener;
+import io.jobq.application.worker.WorkerSettings;
+import io.jobq.domain.job.Job;
+import io.jobq.postgres.PostgresJobStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Experiment 2, throughput of jobq's own worker runtime: {@link Plan#throughputJobs()} no-op jobs
+ * enqueued up front, then W in-process workers (each its own claim loop and its own connection pool)
+ * drain them. For each {@link ClaimStrategy} and worker count, {@link Plan#runs()} runs; jobs/s is
+ * jobs ÷ (last completion − start), by this JVM's monotonic clock. Fair claim order, as in production.
+ *
+ * <p>A worker of the batch row has 10 slots and a claim batch of 10, which is how jobq is configured
+ * to take 10 jobs per claim ({@code --concurrency 10 --claim-batch 10}); the runtime claims
+ * {@code min(free slots, 10)}, so the mean jobs per claim is reported too.
+ */
+final class ThroughputExperiment {
+    private final BenchDatabase db;
+    private final Plan plan;
+    private final Progress progress;
+
+    ThroughputExperiment(BenchDatabase db, Plan plan, Progress progress) {
+        this.db = db;
+        this.plan = plan;
+        this.progress = progress;
+    }
+
+    List<Cell> run() {
+        List<Cell> cells = new ArrayList<>();
+        for (ClaimStrategy s : ClaimStrategy.values()) {
+            for (int w : plan.workerCounts()) {
+                List<Double> rates = new ArrayList<>();
+                AtomicLong claims = new AtomicLong();
+                AtomicLong claimed = new AtomicLong();
+                for (int r = 1; r <= plan.runs(); r++) {
+                    double rate = runOnce(s, w, claims, claimed);
+                    rates.add(rate);
+                    progress.step("throughput %s, %d worker(s), run %d/%d: %s jobs/s", s.label, w, r, plan.runs(),
+                            Format.rate(rate));
+                }
+                cells.add(new Cell(s, w, rates, claims.get() == 0 ? 0 : (double) claimed.get() / claims.get()));
+            }
+        }
+        return cells;
+    }
+
+    private double runOnce(ClaimStrategy s, int workers, AtomicLong claims, AtomicLong claimed) {
+        db.reset();
+        int n = plan.throughputJobs();
+        NoopJobs.enqueue(db, n);
+        CountDownLatch done = new CountDownLatch(n);
+        WorkerListener listener = new WorkerListener() {
+            @Override
+            public void claimed(List<Job> jobs) {
+                claims.incrementAndGet();
+                claimed.addAndGet(jobs.size());
+            }
+
+            @Override
+            public void completed(Job job) {
+                done.countDown();
+            }
+        };
+        // Polling only: every job is queued before the start, so a wake-up has nothing to add, and
+        // 16 LISTEN sessions would only take connections.
+        WorkerSettings settings = WorkerSettings.DEFAULTS.withConcurrency(s.batch).withClaimBatchSize(s.batch)
+                .withListen(false);
+        // Connections per worker: its claim loop and job threads' outcome writes, heartbeat and maintenance.
+        // Kept small so 16 workers fit in a default max_connections of 100 next to other users.
+        int poolSize = s.batch == 1 ? 2 : 4;
+        long start;
+        long end;
+        try (WorkerGroup group = new WorkerGroup(db, "tp-" + s.name().toLowerCase() + "-" + workers, workers, poolSize,
+                PostgresJobStore.Options.DEFAULTS.withLockMode(s.lockMode), HandlerRegistry.withBuiltIns(), settings, listener)) {
+            start = System.nanoTime();
+            group.start();
+            try {
+                if (!done.await(15, TimeUnit.MINUTES)) {
+                    throw new BenchException("throughput run did not finish within 15 minutes (" + done.getCount() + " left)");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new BenchException("interrupted");
+            }
+            end = System.nanoTime();
+        }
+        long notDone = db.queryLong("SELECT count(*) FROM jobs WHERE state <> 'done'");
+        if (notDone != 0) throw new BenchException(notDone + " jobs not done after a throughput run");
+        return n / (Duration.ofNanos(end - start).toNanos() / 1e9);
+    }
+}
