@@ -99,7 +99,7 @@ class R01HeartbeatsOutliveShutdownIT {
             assertThat(done.result()).isEqualTo("{\"slept_ms\": 6000}");
             assertThat(done.lastError()).contains("lease expired").contains("r01-short-A");
             assertThat(WorkerLog.starts(b, j)).singleElement().asString().contains("attempt 2/");
-            assertThat(WorkerLog.dones(b, j)).singleElement().asString().contains("attempt 2/");
+            assertThat(WorkerLog.awaitDones(b, j)).singleElement().asString().contains("attempt 2/");
             // A's run never recorded anything: the only completion is B's.
             assertThat(WorkerLog.starts(a, j)).singleElement().asString().contains("attempt 1/");
             assertThat(WorkerLog.dones(a, j)).isEmpty();

@@ -27,8 +27,13 @@ final class ShortSettings {
 
     static JobqProcess.Builder workerBuilder(Class<?> testClass, TestDatabase db, String logName, String id,
             String gracePeriod, String... extra) {
-        List<String> args = new ArrayList<>(List.of("worker", "--lease", "2s", "--maintenance-interval", "500ms",
-                "--poll-interval", "30s", "--grace-period", gracePeriod, "--worker-id", id, "--log-level", "DEBUG"));
+        List<String> args = new ArrayList<>(List.of("worker"));
+        // extra flags (e.g. "--lease", "10s") replace the short settings' values of the same flag
+        List<String> flags = List.of("--lease", "2s", "--maintenance-interval", "500ms", "--poll-interval", "30s",
+                "--grace-period", gracePeriod, "--worker-id", id, "--log-level", "DEBUG");
+        for (int i = 0; i < flags.size(); i += 2) {
+            if (!List.of(extra).contains(flags.get(i))) args.addAll(flags.subList(i, i + 2));
+        }
         args.addAll(List.of(extra));
         return JobqProcess.builder(testClass, logName, db.jdbcUrl()).args(args.toArray(String[]::new));
     }

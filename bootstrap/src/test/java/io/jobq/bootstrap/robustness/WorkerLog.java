@@ -16,6 +16,15 @@ final class WorkerLog {
         return worker.lines("job " + job + " done (attempt ");
     }
 
+    /**
+     * Waits for the "job 7 done" line (written just after the store applied the completion, so it may
+     * trail the row) and returns every such line.
+     */
+    static List<String> awaitDones(JobqProcess worker, long job) {
+        worker.awaitLine(java.time.Duration.ofSeconds(10), "job " + job + " done (attempt ");
+        return dones(worker, job);
+    }
+
     /** "job 7 attempt 1: outcome discarded, …" lines. */
     static List<String> discards(JobqProcess worker, long job) {
         return worker.lines("job " + job + " attempt ", ": outcome discarded");
