@@ -83,7 +83,12 @@ final class Jobs {
     }
 
     Instant dbNow() {
-        try (Connection c = db.dataSource().getConnection(); PreparedStatement st = c.prepareStatement("SELECT now()");
+        return queryInstant("SELECT now()");
+    }
+
+    /** The one timestamptz that {@code sql} selects. */
+    Instant queryInstant(String sql) {
+        try (Connection c = db.dataSource().getConnection(); PreparedStatement st = c.prepareStatement(sql);
              ResultSet rs = st.executeQuery()) {
             rs.next();
             return rs.getTimestamp(1).toInstant();
