@@ -19,7 +19,7 @@ final class Http {
         this.base = "http://127.0.0.1:" + port;
     }
 
-    record Response(int status, JsonNode body) {}
+    record Response(int status, JsonNode body, java.util.Optional<String> date) {}
 
     Response post(String path, String json) {
         return send(HttpRequest.newBuilder(URI.create(base + path)).header("Content-Type", "application/json")
@@ -42,7 +42,8 @@ final class Http {
         try {
             HttpResponse<String> r = client.send(request.timeout(Duration.ofSeconds(30)).build(),
                     HttpResponse.BodyHandlers.ofString());
-            return new Response(r.statusCode(), r.body().isEmpty() ? JSON.nullNode() : JSON.readTree(r.body()));
+            return new Response(r.statusCode(), r.body().isEmpty() ? JSON.nullNode() : JSON.readTree(r.body()),
+                    r.headers().firstValue("Date"));
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
         } catch (InterruptedException e) {

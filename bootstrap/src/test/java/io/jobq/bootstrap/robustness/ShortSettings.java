@@ -14,7 +14,7 @@ final class ShortSettings {
     static final Duration LEASE = Duration.ofSeconds(2);
     static final Duration MAINTENANCE = Duration.ofMillis(500);
     /** Start-up of a jobq JVM on a busy machine: generous. */
-    static final Duration START_UP = Duration.ofSeconds(60);
+    static final Duration START_UP = Duration.ofSeconds(120);
 
     private ShortSettings() {}
 
