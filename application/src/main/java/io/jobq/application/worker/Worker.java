@@ -400,6 +400,8 @@ public final class Worker implements AutoCloseable {
                 // the timer stopped with the worker; the run is abandoned by close() anyway
             }
         });
+        jobLog(log.atDebug(), job).addKeyValue("token", token)
+                .log("job {} attempt {}/{} started", job.id(), job.attempts(), job.maxAttempts());
         run.thread.start();
     }
 

@@ -1,0 +1,54 @@
+package io.jobq.bootstrap.robustness;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+/** A tiny JSON client for a jobq API process on 127.0.0.1. */
+final class Http {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final String base;
+
+    Http(int port) {
+        this.base = "http://127.0.0.1:" + port;
+    }
+
+    record Response(int status, JsonNode body, java.util.Optional<String> date) {}
+
+    Response post(String path, String json) {
+        return send(HttpRequest.newBuilder(URI.create(base + path)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json)));
+    }
+
+    Response get(String path) {
+        return send(HttpRequest.newBuilder(URI.create(base + path)).GET());
+    }
+
+    /** Waits until GET /health answers 200, failing if {@code api} dies first. */
+    void awaitHealthy(JobqProcess api, Duration timeout) {
+        Await.condition(timeout, api.name() + " answers /health (log " + api.logFile() + ")", () -> {
+            if (!api.isAlive()) throw new AssertionError(api.name() + " exited:\n" + api.output());
+            return get("/health").status() == 200;
+        });
+    }
+
+    private Response send(HttpRequest.Builder request) {
+        try {
+            HttpResponse<String> r = client.send(request.timeout(Duration.ofSeconds(30)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            return new Response(r.statusCode(), r.body().isEmpty() ? JSON.nullNode() : JSON.readTree(r.body()),
+                    r.headers().firstValue("Date"));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}

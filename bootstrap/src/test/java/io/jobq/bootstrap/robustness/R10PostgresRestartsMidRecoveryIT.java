@@ -1,0 +1,107 @@
+package io.jobq.bootstrap.robustness;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.jobq.bootstrap.robustness.Jobs.Row;
+import io.jobq.postgres.testing.PostgresDatabaseExtension;
+import io.jobq.postgres.testing.TestDatabase;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * R10 — PostgreSQL restarts in the middle of recovery. Worker A claims 50 {@code sleep} 30 s jobs and
+ * is SIGKILLed; worker B starts; when B begins reaping, the local PostgreSQL is restarted
+ * ({@code pg_ctlcluster … restart}). Tagged serial: runs after every other IT, alone.
+ */
+@Tag("serial")
+@ExtendWith(PostgresDatabaseExtension.class)
+class R10PostgresRestartsMidRecoveryIT {
+    private static final int JOBS = 50;
+
+    @AfterAll
+    static void neverLeavePostgresStopped() {
+        Postgres.ensureRunning(pgLog());
+    }
+
+    private static Path pgLog() {
+        return Path.of(System.getProperty("jobq.logs", "target/it-logs"), "R10PostgresRestartsMidRecoveryIT", "pg_ctlcluster.log");
+    }
+
+    @Test
+    void workersAndApiReconnectAndEveryJobEndsDoneWithTwoAttempts(TestDatabase db) throws Exception {
+        Jobs jobs = new Jobs(db);
+        int port = JobqProcess.freePort();
+        String[] fifty = {"--concurrency", "50", "--claim-batch", "50"};
+        try (JobqProcess api = JobqProcess.builder(getClass(), "api", db.jdbcUrl())
+                     .args("api", "--port", Integer.toString(port)).start();
+             JobqProcess a = ShortSettings.worker(getClass(), db, "r10-A", "10s", fifty)) {
+            Http http = new Http(port);
+            http.awaitHealthy(api, ShortSettings.START_UP);
+            List<Long> ids = new ArrayList<>();
+            for (int i = 0; i < JOBS; i++) ids.add(jobs.enqueue("sleep", "{\"ms\": 30000}"));
+            Await.condition(Duration.ofSeconds(60), "A runs all 50",
+                    () -> jobs.all().stream().filter(r -> r.state().equals("running")).count() == JOBS);
+            a.kill();
+
+            try (JobqProcess b = ShortSettings.worker(getClass(), db, "r10-B", "10s", fifty)) {
+                // When B begins reaping, restart PostgreSQL.
+                Await.condition(Duration.ofSeconds(30), "B begins reaping", () -> jobs.all().stream()
+                        .anyMatch(r -> r.lastError() != null && r.lastError().contains("lease expired")));
+                Files.createDirectories(pgLog().getParent());
+                long restartBegan = System.nanoTime();
+                Postgres.restart(pgLog());
+                // pg_ctlcluster returns once the server accepts connections again (same host: same clock).
+                Instant restarted = Instant.now();
+                System.out.printf("R10: restart took %d ms; back at %s%n", (System.nanoTime() - restartBegan) / 1_000_000,
+                        restarted);
+
+                // Within 3 maintenance periods after the restart no row is running with an expired lease.
+                Row[] offender = new Row[1];
+                Instant clean = Await.until(Duration.ofSeconds(30), "no running row with an expired lease", () -> {
+                    List<Row> rows = jobs.all();
+                    Row expired = rows.stream().filter(Row::runningWithExpiredLease).findFirst().orElse(null);
+                    if (expired != null) offender[0] = expired;
+                    return expired == null ? rows.getFirst().dbNow() : null;
+                });
+                assertThat(Duration.between(restarted, clean))
+                        .as("from the restart (back at %s) to no expired running lease; last offender %s",
+                                restarted, offender[0])
+                        .isLessThanOrEqualTo(Duration.ofMillis(3 * 500 + 1000)); // + slack for a busy machine
+
+                // The API reconnects on its own: the first request after the restart is served.
+                long before = System.nanoTime();
+                Http.Response created = http.post("/jobs", "{\"task\": \"noop\"}");
+                System.out.printf("R10: POST /jobs after the restart took %d ms%n", (System.nanoTime() - before) / 1_000_000);
+                assertThat(created.status()).as("POST /jobs after the restart: %s", created.body()).isEqualTo(201);
+                long probe = created.body().get("id").asLong();
+
+                // All 50 end done with attempts = 2; none runs three times. Leases stay live meanwhile.
+                Await.condition(Duration.ofSeconds(90), "all 50 done", () -> {
+                    List<Row> rows = jobs.all();
+                    assertThat(rows).noneMatch(r -> r.attempts() > 2);
+                    return rows.stream().filter(r -> ids.contains(r.id())).allMatch(r -> r.state().equals("done"));
+                });
+                Map<Integer, Long> attempts = ids.stream().map(jobs::row)
+                        .collect(Collectors.groupingBy(Row::attempts, Collectors.counting()));
+                assertThat(attempts).isEqualTo(Map.of(2, (long) JOBS));
+                for (long id : ids) {
+                    assertThat(WorkerLog.starts(b, id)).singleElement().asString().contains("attempt 2/5");
+                }
+                assertThat(jobs.row(probe).state()).isEqualTo("done");
+                assertThat(http.get("/health").status()).isEqualTo(200);
+            }
+        } finally {
+            Postgres.ensureRunning(pgLog());
+        }
+    }
+}
