@@ -10,8 +10,6 @@ import io.jobq.domain.job.QueueName;
 import io.jobq.domain.job.TaskName;
 import io.jobq.domain.tenant.TenantId;
 import io.jobq.postgres.JobClient;
-import io.jobq.postgres.testing.PostgresDatabaseExtension;
-import io.jobq.postgres.testing.TestDatabase;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -22,14 +20,9 @@ import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * R05 — bytes PostgreSQL refuses, at the edge. Walks the case's list in order: NUL in a payload string,
@@ -42,32 +35,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * <p>Bodies use ' for " and {@code \\u0000} is the six-character JSON escape; {@code BAD} marks where
  * raw invalid UTF-8 bytes (0xC3 0x28, a lead byte without its continuation) are spliced in.
  */
-@ExtendWith(PostgresDatabaseExtension.class)
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class R05BytesPostgresRefusesTest {
+class R05BytesPostgresRefusesTest extends ApiTestCase {
     static final String BAD = "<BAD>";
     static final byte[] INVALID_UTF8 = {(byte) 0xC3, 0x28};
-
-    ApiFixture f;
-
-    @BeforeAll
-    void start(TestDatabase db) {
-        f = ApiFixture.start(db);
-    }
-
-    @AfterAll
-    void stop() {
-        f.close();
-    }
-
-    @BeforeEach
-    void reset() {
-        f.reset();
-    }
-
-    static String j(String singleQuoted) {
-        return singleQuoted.replace('\'', '"');
-    }
 
     static byte[] body(String text) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();

@@ -6,42 +6,16 @@ import io.jobq.application.port.ClaimRequest;
 import io.jobq.domain.job.Job;
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.lease.WorkerId;
-import io.jobq.postgres.testing.PostgresDatabaseExtension;
-import io.jobq.postgres.testing.TestDatabase;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /** PUT /tenants/{tenant}: weights set over HTTP steer later claims. */
-@ExtendWith(PostgresDatabaseExtension.class)
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class TenantRoutesTest {
-    ApiFixture f;
-
-    @BeforeAll
-    void start(TestDatabase db) {
-        f = ApiFixture.start(db);
-    }
-
-    @AfterAll
-    void stop() {
-        f.close();
-    }
-
-    @BeforeEach
-    void reset() {
-        f.reset();
-    }
-
+class TenantRoutesTest extends ApiTestCase {
     @Test
     void answersTheWeightNowInForce() {
         ApiClient.Reply r = f.client().put("/tenants/acme", "{\"weight\": 2.5, \"queue\": \"emails\"}");

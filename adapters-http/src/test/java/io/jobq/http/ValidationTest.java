@@ -3,20 +3,13 @@ package io.jobq.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
 
-import io.jobq.postgres.testing.PostgresDatabaseExtension;
-import io.jobq.postgres.testing.TestDatabase;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -26,30 +19,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * writes nothing. Bodies are written with ' for " to keep the tables readable; {@code \\u0000} in
  * them is the JSON escape, sent as six characters.
  */
-@ExtendWith(PostgresDatabaseExtension.class)
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class ValidationTest {
-    ApiFixture f;
-
-    @BeforeAll
-    void start(TestDatabase db) {
-        f = ApiFixture.start(db);
-    }
-
-    @AfterAll
-    void stop() {
-        f.close();
-    }
-
-    @BeforeEach
-    void reset() {
-        f.reset();
-    }
-
-    static String j(String singleQuoted) {
-        return singleQuoted.replace('\'', '"');
-    }
-
+class ValidationTest extends ApiTestCase {
     static String repeat(char c, int n) {
         return String.valueOf(c).repeat(n);
     }
