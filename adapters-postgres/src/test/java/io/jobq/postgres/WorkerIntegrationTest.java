@@ -206,6 +206,7 @@ class WorkerIntegrationTest {
             JobId id = enqueue("fail", "{\"times\": 2}");
 
             Job done = awaitState(id, JobState.DONE);
+            awaitFailureReports(w, id, 2);
             assertThat(done.attempts()).isEqualTo(3);
             assertThat(done.result().map(WorkerIntegrationTest::json)).contains(json("{\"succeeded_on_attempt\": 3}"));
             assertThat(w.events().failedOf(id)).as("two recorded failures, each scheduled for a retry")
@@ -221,6 +222,7 @@ class WorkerIntegrationTest {
             JobId id = enqueue("fail", "{\"times\": 5, \"permanent\": true, \"message\": \"card declined\"}");
 
             Job dead = awaitState(id, JobState.DEAD);
+            awaitFailureReports(w, id, 1);
             assertThat(dead.attempts()).as("attempts used").isEqualTo(1);
             assertThat(dead.maxAttempts()).as("attempts it had left did not matter").isEqualTo(Job.DEFAULT_MAX_ATTEMPTS);
             assertThat(dead.lastError()).contains("card declined");
@@ -456,6 +458,15 @@ class WorkerIntegrationTest {
 
     Job awaitState(JobId id, JobState state) {
         return awaitJob(id, state.dbName(), j -> j.state() == state);
+    }
+
+    /**
+     * The worker tells its listener about a failure only after the store has recorded it, so a test that
+     * has just seen the job's new state in the database must wait for the report too (CI once read the
+     * listener between the two and saw nothing).
+     */
+    void awaitFailureReports(Started w, JobId id, int count) {
+        Await.until(SOON, count + " failure report(s) for job " + id, () -> w.events().failedOf(id).size() >= count);
     }
 
     /** Waits for the job's handler to start; returns how long after {@code sinceNanos} it did. */
