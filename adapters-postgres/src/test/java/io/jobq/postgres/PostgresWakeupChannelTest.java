@@ -40,9 +40,9 @@ class PostgresWakeupChannelTest {
         assertThat(wakeups.tryAcquire(5, TimeUnit.SECONDS)).as("catch-up call after the first LISTEN").isTrue();
         assertThat(channel.isConnected()).isTrue();
         new PostgresJobStore(db.dataSource()).enqueue(StoreFixtures.job("t"));
-        assertThat(wakeups.tryAcquire(1, TimeUnit.SECONDS)).as("woken by the enqueue's NOTIFY").isTrue();
+        assertThat(wakeups.tryAcquire(10, TimeUnit.SECONDS)).as("woken by the enqueue's NOTIFY").isTrue();
         channel.wake(QueueName.DEFAULT);
-        assertThat(wakeups.tryAcquire(1, TimeUnit.SECONDS)).as("woken by wake()").isTrue();
+        assertThat(wakeups.tryAcquire(10, TimeUnit.SECONDS)).as("woken by wake()").isTrue();
     }
 
     @Test
@@ -65,7 +65,7 @@ class PostgresWakeupChannelTest {
             long expected = round;
             await(() -> channel.reconnects() == expected && channel.isConnected());
             new PostgresJobStore(db.dataSource()).enqueue(StoreFixtures.job("t"));
-            assertThat(wakeups.tryAcquire(1, TimeUnit.SECONDS)).as("woken after reconnect " + round).isTrue();
+            assertThat(wakeups.tryAcquire(10, TimeUnit.SECONDS)).as("woken after reconnect " + round).isTrue();
         }
     }
 

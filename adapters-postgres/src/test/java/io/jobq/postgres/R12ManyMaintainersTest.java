@@ -33,6 +33,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -49,7 +50,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Evidence comes from the database itself: a trigger logs every state change of every job, the side
  * effects are rows, and pg_stat_database counts deadlocks.
+ *
+ * <p>{@link Isolated}: this load saturates both cores of the CI machine, and the classes that run next
+ * to it in parallel measure wake-up latencies the cases prescribe (R03: 500 ms, R06: 1 s).
  */
+@Isolated("saturates the machine; other classes measure latencies")
 @ExtendWith(PostgresDatabaseExtension.class)
 class R12ManyMaintainersTest {
     static final int WORKERS = 4;
@@ -140,12 +145,14 @@ class R12ManyMaintainersTest {
             PostgresJobStore api = new PostgresJobStore(apiPool);
             AtomicLong enqueued = new AtomicLong();
             AtomicInteger enqueueErrors = new AtomicInteger();
+            long offers = (long) PER_SECOND * LOAD_SECONDS;
             long loadEnd = System.nanoTime() + Duration.ofSeconds(LOAD_SECONDS).toNanos();
             // Open loop: a ticker offers one enqueue every 5 ms whatever the latency; LOADERS threads (and
-            // connections) run them. On a loaded machine enqueues queue up here instead of being skipped.
+            // connections) run them. On a loaded machine enqueues queue up here instead of being skipped,
+            // and a stalled ticker catches up (fixed rate): it stops after a count of offers, not at a time.
             ExecutorService enqueuers = Executors.newFixedThreadPool(LOADERS);
             load.scheduleAtFixedRate(() -> {
-                if (System.nanoTime() > loadEnd) return;
+                if (enqueued.get() >= offers) return;
                 long n = enqueued.incrementAndGet();
                 enqueuers.execute(() -> {
                     try {
@@ -157,7 +164,7 @@ class R12ManyMaintainersTest {
                     }
                 });
             }, 0, 1_000_000L / PER_SECOND, TimeUnit.MICROSECONDS);
-            Await.until(Duration.ofSeconds(LOAD_SECONDS + 5), "the load phase ends", () -> System.nanoTime() > loadEnd);
+            Await.until(Duration.ofSeconds(LOAD_SECONDS + 60), "all " + offers + " enqueues offered", () -> enqueued.get() >= offers);
             load.shutdown();
             assertThat(load.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
             enqueuers.shutdown();
@@ -165,7 +172,7 @@ class R12ManyMaintainersTest {
             System.out.printf("R12: %d enqueues offered over %d s, the last ran %d ms after the window (%d errors)%n",
                     enqueued.get(), LOAD_SECONDS, Duration.ofNanos(System.nanoTime() - loadEnd).toMillis(), enqueueErrors.get());
             assertThat(enqueueErrors.get()).isZero();
-            assertThat(enqueued.get()).as("enqueues offered at 200/s").isGreaterThanOrEqualTo((long) (PER_SECOND * LOAD_SECONDS * 0.95));
+            assertThat(enqueued.get()).as("enqueues offered at 200/s").isEqualTo(offers);
             long total = DUE + EXPIRED + enqueued.get();
 
             Await.until(Duration.ofSeconds(120), "all " + total + " jobs done", () -> count(db, "SELECT count(*) FROM jobs WHERE state = 'done'") == total);

@@ -30,6 +30,7 @@ import io.jobq.domain.lease.FencingToken;
 import io.jobq.domain.lease.WorkerId;
 import io.jobq.domain.retry.BackoffPolicy;
 import io.jobq.domain.tenant.TenantId;
+import io.jobq.postgres.testing.ForwardingJobStore;
 import io.jobq.postgres.testing.PostgresDatabaseExtension;
 import io.jobq.postgres.testing.TestDatabase;
 import java.sql.Connection;
@@ -133,8 +134,9 @@ class WorkerIntegrationTest {
             long enqueued = System.nanoTime();
 
             Duration latency = awaitFirstStart(id, enqueued);
+            // Only a wake-up can start it well inside the 60 s poll; 10 s leaves room for a loaded machine.
             assertThat(latency).as("from the enqueue's return to the handler's start (fallback poll is 60 s)")
-                    .isLessThan(Duration.ofSeconds(1));
+                    .isLessThan(SOON);
             assertThat(awaitState(id, JobState.DONE).attempts()).isEqualTo(1);
         }
 
@@ -155,7 +157,7 @@ class WorkerIntegrationTest {
 
             Duration latency = awaitFirstStart(id, enqueued);
             assertThat(latency).as("after reconnecting, from the enqueue's return to the handler's start (poll 60 s)")
-                    .isLessThan(Duration.ofSeconds(2));
+                    .isLessThan(SOON);
             assertThat(awaitState(id, JobState.DONE).attempts()).isEqualTo(1);
         }
 
@@ -211,7 +213,7 @@ class WorkerIntegrationTest {
             assertThat(done.result().map(WorkerIntegrationTest::json)).contains(json("{\"succeeded_on_attempt\": 3}"));
             assertThat(w.events().failedOf(id)).as("two recorded failures, each scheduled for a retry")
                     .extracting(Job::state, Job::attempts)
-                    .containsExactly(tuple(JobState.SCHEDULED, 1),
+                    .containsExactlyInAnyOrder(tuple(JobState.SCHEDULED, 1),
                             tuple(JobState.SCHEDULED, 2));
             assertThat(w.events().claimsOf(id)).extracting(Job::attempts).containsExactly(1, 2, 3);
         }
@@ -297,19 +299,20 @@ class WorkerIntegrationTest {
     class Shutdown {
 
         /**
-         * Two slots, busy with a 2 s job and a 1 s job, so jobs enqueued meanwhile cannot be claimed before
-         * close() begins. The 1 s job frees a slot during the grace period: a worker that kept claiming
-         * while it drains would take one of them then.
+         * Two slots, busy with a 4 s job and a 3 s job, so jobs enqueued meanwhile cannot be claimed before
+         * close() begins (the test thread has 3 s for its enqueues, even on a loaded machine). The 3 s job
+         * frees a slot during the grace period: a worker that kept claiming while it drains would take one
+         * of them then.
          */
         @Test
         void closeLetsRunningJobsFinishWithinTheGracePeriodAndClaimsNothingAfterItBegan() {
             Duration grace = Duration.ofSeconds(10);
             Started w = start(store, SHORT.withConcurrency(2).withGracePeriod(grace));
-            JobId twoSeconds = enqueue("probe", "{\"ms\": 2000}");
-            JobId oneSecond = enqueue("probe", "{\"ms\": 1000}");
-            Await.until(SOON, "both jobs started", () -> probe.invocations(twoSeconds) == 1 && probe.invocations(oneSecond) == 1);
+            JobId longer = enqueue("probe", "{\"ms\": 4000}");
+            JobId shorter = enqueue("probe", "{\"ms\": 3000}");
+            Await.until(SOON, "both jobs started", () -> probe.invocations(longer) == 1 && probe.invocations(shorter) == 1);
             List<JobId> waiting = IntStream.range(0, 3).mapToObj(i -> enqueue("probe", "{\"ms\": 0}")).toList();
-            assertThat(store.get(twoSeconds).orElseThrow().state()).as("still running as close() begins")
+            assertThat(store.get(longer).orElseThrow().state()).as("still running as close() begins")
                     .isEqualTo(JobState.RUNNING);
 
             long closeBegan = System.nanoTime();
@@ -318,17 +321,17 @@ class WorkerIntegrationTest {
 
             assertThat(took).as("close() returned within the grace period").isLessThan(grace);
             assertThat(w.events().stopped.getCount()).as("listener told the worker stopped").isZero();
-            for (JobId id : List.of(twoSeconds, oneSecond)) {
+            for (JobId id : List.of(longer, shorter)) {
                 Job done = store.get(id).orElseThrow();
                 assertThat(done.state()).as("job %s recorded before close() returned", id).isEqualTo(JobState.DONE);
                 assertThat(done.attempts()).isEqualTo(1);
             }
-            assertThat(store.get(twoSeconds).orElseThrow().result().map(WorkerIntegrationTest::json))
-                    .contains(json("{\"slept_ms\": 2000}"));
+            assertThat(store.get(longer).orElseThrow().result().map(WorkerIntegrationTest::json))
+                    .contains(json("{\"slept_ms\": 4000}"));
 
             assertThat(w.events().claims).as("every claim happened before close() began")
                     .allSatisfy(c -> assertThat(c.atNanos()).isLessThan(closeBegan));
-            assertThat(w.events().claimedIds()).containsExactlyInAnyOrder(twoSeconds, oneSecond);
+            assertThat(w.events().claimedIds()).containsExactlyInAnyOrder(longer, shorter);
             for (JobId id : waiting) {
                 Job j = store.get(id).orElseThrow();
                 assertThat(j.state()).as("job %s after close()", id).isEqualTo(JobState.QUEUED);

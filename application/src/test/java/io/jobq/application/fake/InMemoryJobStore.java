@@ -345,12 +345,14 @@ public final class InMemoryJobStore implements JobStore {
     // --- internals ----------------------------------------------------------------------------
 
     private <T> T tx(String method, Supplier<T> body) {
-        calls.computeIfAbsent(method, m -> new AtomicInteger()).incrementAndGet();
-        if (!available.get()) {
-            throw new StoreUnavailableException(method, new IOException("simulated outage: the store is down"));
-        }
+        // Counted under the lock, so a test that sees a call counted knows its body has run or is running
+        // to completion before any other call: e.g. an enqueue after "one claim counted" cannot slip into it.
         lock.lock();
         try {
+            calls.computeIfAbsent(method, m -> new AtomicInteger()).incrementAndGet();
+            if (!available.get()) {
+                throw new StoreUnavailableException(method, new IOException("simulated outage: the store is down"));
+            }
             return body.get();
         } finally {
             lock.unlock();

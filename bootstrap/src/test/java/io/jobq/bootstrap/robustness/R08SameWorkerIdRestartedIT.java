@@ -24,7 +24,9 @@ class R08SameWorkerIdRestartedIT {
         Jobs jobs = new Jobs(db);
         Instant orphanLease;
         long j;
-        try (JobqProcess first = ShortSettings.worker(getClass(), db, "r08-W", "10s", "--lease", "10s")) {
+        // A 25 s lease: the restarted JVM must be up (START_UP allows up to 120 s on a busy machine) before
+        // the orphaned lease lapses, and heartbeats come every lease/3, so the lapse is >= 16 s after the kill.
+        try (JobqProcess first = ShortSettings.worker(getClass(), db, "r08-W", "10s", "--lease", "25s")) {
             j = jobs.enqueue("sleep", "{\"ms\": 4000}");
             jobs.await(j, Duration.ofSeconds(30), "running", r -> r.state().equals("running"));
             first.kill();
@@ -40,7 +42,7 @@ class R08SameWorkerIdRestartedIT {
                     .isBefore(orphanLease.minusSeconds(1));
 
             // While attempt 1's lease runs, the new W heartbeats (same worker id) but never extends it.
-            Row reaped = jobs.await(j, Duration.ofSeconds(30), "reaped", r -> {
+            Row reaped = jobs.await(j, Duration.ofSeconds(60), "reaped", r -> {
                 if (r.state().equals("running") && r.attempts() == 1) {
                     assertThat(r.lockedUntil()).as("attempt 1's lease, extended by a worker that does not hold it")
                             .isEqualTo(orphanLease);

@@ -1,4 +1,4 @@
-package io.jobq.postgres;
+package io.jobq.postgres.testing;
 
 import io.jobq.application.port.Backlog;
 import io.jobq.application.port.ClaimRequest;
@@ -29,10 +29,10 @@ import java.util.Set;
  * A {@link JobStore} that hands every call to a real one. Tests subclass it to observe or switch off
  * one method (e.g. heartbeats) while everything else stays the real store; it is a decorator, not a mock.
  */
-class ForwardingJobStore implements JobStore {
+public class ForwardingJobStore implements JobStore {
     protected final JobStore delegate;
 
-    ForwardingJobStore(JobStore delegate) {
+    public ForwardingJobStore(JobStore delegate) {
         this.delegate = Objects.requireNonNull(delegate, "delegate");
     }
 
