@@ -35,6 +35,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.jooq.Condition;
@@ -580,11 +581,37 @@ public final class PostgresJobStore implements JobStore {
 
     // ---------------------------------------------------------------- plumbing
 
-    private static <T> T run(String operation, Supplier<T> body) {
+    /**
+     * How many times an operation is tried when the database aborts it for a concurrent transaction
+     * (deadlock or serialization failure) before {@link ConcurrentUpdateException} reaches the caller.
+     */
+    static final int CONFLICT_ATTEMPTS = 3;
+
+    /**
+     * Runs one store operation and translates its failures ({@link StoreErrors}). A conflict abort is
+     * retried here, after a short random pause so two colliding callers do not collide again: it is
+     * safe because every write in an operation is a single auto-commit statement or one transaction,
+     * and the aborted one wrote nothing. Callers see {@link ConcurrentUpdateException} only after
+     * {@link #CONFLICT_ATTEMPTS} aborts in a row.
+     */
+    static <T> T run(String operation, Supplier<T> body) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return body.get();
+            } catch (RuntimeException e) {
+                RuntimeException translated = StoreErrors.translate(operation, e);
+                if (!(translated instanceof ConcurrentUpdateException) || attempt >= CONFLICT_ATTEMPTS) throw translated;
+                pauseAfterConflict(attempt);
+            }
+        }
+    }
+
+    /** Up to 10 ms × attempt, random (full jitter). */
+    private static void pauseAfterConflict(int attempt) {
         try {
-            return body.get();
-        } catch (RuntimeException e) {
-            throw StoreErrors.translate(operation, e);
+            Thread.sleep(ThreadLocalRandom.current().nextLong(1, 10L * attempt + 1));
+        } catch (InterruptedException ie) {
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -1,0 +1,116 @@
+package io.jobq.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.jobq.application.fake.Await;
+import io.jobq.application.port.EnqueueResult;
+import io.jobq.application.port.JobStore;
+import io.jobq.application.port.NewJob;
+import io.jobq.application.port.StoreConflictException;
+import io.jobq.application.port.TenantSettings;
+import io.jobq.domain.fairness.TenantWeight;
+import io.jobq.domain.job.QueueName;
+import io.jobq.domain.tenant.TenantId;
+import io.jobq.postgres.PostgresJobStore;
+import io.jobq.postgres.testing.ForwardingJobStore;
+import io.jobq.postgres.testing.PostgresDatabaseExtension;
+import io.jobq.postgres.testing.TestDatabase;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * A write that a concurrent transaction aborts (serialization failure or deadlock) is never a 500:
+ * the store retries it, and when its retries run out the API answers 503 {@code concurrent_update}
+ * with {@code Retry-After}, having written nothing.
+ */
+@ExtendWith(PostgresDatabaseExtension.class)
+class StoreConflictTest {
+    static final Duration SOON = Duration.ofSeconds(10);
+
+    TestDatabase db;
+    HikariDataSource pool;
+    HttpApi api;
+
+    @BeforeEach
+    void setUp(TestDatabase db) {
+        this.db = db;
+        db.execute("TRUNCATE jobs, tenants");
+        // As on a server whose default_transaction_isolation is SERIALIZABLE.
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(db.jdbcUrl());
+        config.setMaximumPoolSize(2);
+        config.setTransactionIsolation("TRANSACTION_SERIALIZABLE");
+        pool = new HikariDataSource(config);
+    }
+
+    @AfterEach
+    void tearDown() {
+        if (api != null) api.stop();
+        pool.close();
+    }
+
+    ApiClient start(JobStore store) {
+        api = HttpApi.create(store, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
+                HttpSettings.DEFAULTS.withRetryAfter(Duration.ofSeconds(2))).start(0);
+        return new ApiClient(api.port());
+    }
+
+    @Test
+    void aWeightChangeRacingAConcurrentUpdateOfTheSameTenantAnswers200() throws Exception {
+        ApiClient client = start(new PostgresJobStore(pool));
+        assertThat(client.put("/tenants/acme", "{\"weight\": 1}").status()).isEqualTo(200);
+
+        try (Connection holder = db.newConnection(); Statement st = holder.createStatement()) {
+            holder.setAutoCommit(false);
+            st.executeUpdate("UPDATE tenants SET weight = 2 WHERE tenant = 'acme'");
+            CompletableFuture<ApiClient.Reply> put =
+                    CompletableFuture.supplyAsync(() -> client.put("/tenants/acme", "{\"weight\": 5}"));
+            Await.until(SOON, "the PUT waits for the tenant's row lock", () -> db.dsl().resultQuery(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")
+                    .fetchSingle(0, Long.class) > 0);
+            holder.commit();
+
+            ApiClient.Reply reply = put.get(SOON.toSeconds(), TimeUnit.SECONDS);
+            assertThat(reply.status()).as(reply.toString()).isEqualTo(200);
+            assertThat(reply.json().get("weight").asDouble()).isEqualTo(5.0);
+        }
+        assertThat(db.dsl().resultQuery("SELECT weight FROM tenants WHERE tenant = 'acme'").fetchSingle(0, Double.class))
+                .isEqualTo(5.0);
+    }
+
+    @Test
+    void aConflictThatOutlastsTheStoresRetriesIs503WithRetryAfterAndWritesNothing() {
+        ApiClient client = start(new ForwardingJobStore(new PostgresJobStore(pool)) {
+            @Override
+            public EnqueueResult enqueue(NewJob job) {
+                throw new StoreConflictException("enqueue", new RuntimeException("40P01"));
+            }
+
+            @Override
+            public TenantSettings setWeight(TenantId tenant, QueueName queue, TenantWeight weight) {
+                throw new StoreConflictException("set weight", new RuntimeException("40001"));
+            }
+        });
+
+        for (ApiClient.Reply r : new ApiClient.Reply[] {
+                client.post("/jobs", "{\"task\": \"t\"}"),
+                client.put("/tenants/acme", "{\"weight\": 3}")}) {
+            assertThat(r.status()).as(r.toString()).isEqualTo(503);
+            assertThat(r.errorCode()).isEqualTo("concurrent_update");
+            assertThat(r.headers().firstValue("Retry-After")).hasValue("2");
+            assertThat(r.text()).doesNotContain("Exception", "40P01", "40001", "\tat ");
+        }
+        assertThat(db.dsl().resultQuery("SELECT count(*) FROM jobs").fetchSingle(0, Long.class)).isZero();
+    }
+}
