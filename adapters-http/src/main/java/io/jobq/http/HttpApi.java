@@ -7,6 +7,7 @@ import io.javalin.http.MethodNotAllowedResponse;
 import io.javalin.http.NotFoundResponse;
 import io.javalin.router.Endpoint;
 import io.jobq.application.port.JobStore;
+import io.jobq.application.port.StoreConflictException;
 import io.jobq.application.port.StoreUnavailableException;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
@@ -35,7 +36,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Errors: every failure becomes a {@link ProblemResponse} in one place ({@link #mapException}):
  * {@link ApiException} → its status; Javalin's 404 / 405 / 413 → the same status as JSON;
- * {@link StoreUnavailableException} → 503 {@code store_unavailable} with {@code Retry-After}; anything
+ * {@link StoreUnavailableException} → 503 {@code store_unavailable} with {@code Retry-After};
+ * {@link StoreConflictException} (a concurrent transaction aborted the write, and the store's own
+ * retries ran out) → 503 {@code concurrent_update} with {@code Retry-After}; anything
  * else → 500 {@code internal_error} with a reference id, the exception logged under it (never in the body).
  */
 public final class HttpApi {
@@ -132,6 +135,14 @@ public final class HttpApi {
                 Responses.json(ctx, 503, ProblemResponse.of("store_unavailable",
                         "the job store is unavailable; retry after " + settings.retryAfter().toSeconds() + " s", null));
             }
+            case StoreConflictException conflict -> {
+                // The store already retried; the request changed nothing and can be sent again as it is.
+                log.warn("{} {}: {}", ctx.method(), ctx.path(), conflict.getMessage());
+                ctx.header("Retry-After", Long.toString(settings.retryAfter().toSeconds()));
+                Responses.json(ctx, 503, ProblemResponse.of("concurrent_update",
+                        "the request collided with a concurrent update and changed nothing; retry after "
+                                + settings.retryAfter().toSeconds() + " s", null));
+            }
             case HttpResponseException http -> {
                 int status = http.getStatus();
                 String code = switch (status) {
@@ -140,6 +151,12 @@ public final class HttpApi {
                     case 413 -> "payload_too_large";
                     default -> status >= 500 ? "internal_error" : "bad_request";
                 };
+                if (status == 405) {
+                    // RFC 9110 §15.5.6: a 405 lists the methods the resource supports. Javalin puts them in
+                    // the exception's details ("GET, POST").
+                    String allowed = http.getDetails().get("availableMethods");
+                    if (allowed != null && !allowed.isBlank()) ctx.header("Allow", allowed);
+                }
                 String message = switch (status) {
                     case 404 -> "no route for " + ctx.method() + " " + JsonBodies.printable(ctx.path());
                     case 405 -> "method " + ctx.method() + " is not allowed on " + JsonBodies.printable(ctx.path());

@@ -191,16 +191,20 @@ class ValidationTest extends ApiTestCase {
     }
 
     static Stream<Arguments> wrongMethods() {
-        return Stream.of(arguments("DELETE", "/jobs"), arguments("PUT", "/jobs/1"), arguments("GET", "/jobs/1/retry"),
-                arguments("POST", "/stats"), arguments("POST", "/tenants/acme"), arguments("DELETE", "/jobs/1"));
+        return Stream.of(arguments("DELETE", "/jobs", "GET, POST"), arguments("PUT", "/jobs/1", "GET"),
+                arguments("GET", "/jobs/1/retry", "POST"), arguments("POST", "/stats", "GET"),
+                arguments("POST", "/tenants/acme", "PUT"), arguments("DELETE", "/jobs/1", "GET"));
     }
 
+    /** RFC 9110 §15.5.6: a 405 must list the methods the resource does support in {@code Allow}. */
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("wrongMethods")
-    void aWrongMethodIs405Json(String method, String path) {
+    void aWrongMethodIs405JsonWithAnAllowHeader(String method, String path, String allowed) {
         ApiClient.Reply r = f.client().method(method, path);
         assertThat(r.status()).as(r.toString()).isEqualTo(405);
         assertThat(r.errorCode()).isEqualTo("method_not_allowed");
+        assertThat(r.headers().firstValue("Allow").map(a -> java.util.Arrays.stream(a.split(",")).map(String::trim).sorted().toList()))
+                .as("Allow header").hasValue(java.util.Arrays.stream(allowed.split(", ")).sorted().toList());
     }
 
     @Test
