@@ -30,16 +30,19 @@ enum ArchitectureRules {
                     + " is allowed because the worker's handler contract (JobHandler) exposes a job's payload as"
                     + " a Jackson JsonNode")),
 
+    DOMAIN_AND_APPLICATION_DO_NOT_USE_JDBC(root -> noClasses()
+            .that().resideInAnyPackage(root + ".domain..", root + ".application..")
+            .should().dependOnClassesThat().resideInAnyPackage("java.sql..", "javax.sql..")
+            .because("\"java..\" above lets in the JDK, and JDBC is part of it; SQL belongs to the PostgreSQL"
+                    + " adapter, behind the JobStore port")),
+
     ADAPTERS_DO_NOT_DEPEND_ON_EACH_OTHER(root -> CompositeArchRule
             .of(noClasses().that().resideInAPackage(root + ".postgres..")
                     .should().dependOnClassesThat().resideInAPackage(root + ".http.."))
             .and(noClasses().that().resideInAPackage(root + ".http..")
                     .should().dependOnClassesThat().resideInAPackage(root + ".postgres.."))
             .because("the HTTP API reaches the store through the application's ports, so either adapter can"
-                    + " be replaced or faked alone")
-            // The adapter modules have no classes yet. Without this the rule would fail for checking
-            // nothing; ArchitectureTest.Imports makes sure adapter classes ARE imported once they exist.
-            .allowEmptyShould(true)),
+                    + " be replaced or faked alone")),
 
     ONLY_BOOTSTRAP_AND_BENCH_KNOW_THE_ADAPTERS(root -> noClasses()
             .that().resideInAPackage(root + "..")
