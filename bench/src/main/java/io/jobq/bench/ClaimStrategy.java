@@ -1,6 +1,7 @@
 package io.jobq.bench;
 
 import io.jobq.postgres.LockMode;
+import io.jobq.postgres.PostgresJobStore;
 
 /** The rows of the throughput and floor tables: how a claim locks, and how many jobs it takes. */
 enum ClaimStrategy {
@@ -19,5 +20,14 @@ enum ClaimStrategy {
         this.lockMode = lockMode;
         this.batch = batch;
         this.label = label;
+    }
+
+    /**
+     * The store options jobq runs with in this row of the throughput table: the defaults (fair order)
+     * with this lock mode. One place, so the floor's statements are checked against the store the
+     * throughput experiment actually measures.
+     */
+    PostgresJobStore.Options storeOptions() {
+        return PostgresJobStore.Options.DEFAULTS.withLockMode(lockMode);
     }
 }

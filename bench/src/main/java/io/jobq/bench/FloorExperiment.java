@@ -5,6 +5,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -22,7 +23,9 @@ final class FloorExperiment {
 
     /**
      * {@code PostgresJobStore.CLAIM} with fair order on one queue, as the store renders it; the two
-     * must stay in step, or the floor measures something else. Binds: queue, limit, worker, lease ms.
+     * must stay in step, or the floor measures something else ({@code FloorStatementsTest} compares them
+     * with what the store sends to the driver). Binds: queue, limit, worker, lease ms. {@code %s} is the
+     * lock clause's tail: {@link #claimSql(ClaimStrategy)}.
      */
     static final String CLAIM = """
             WITH picked AS MATERIALIZED (
@@ -39,14 +42,22 @@ final class FloorExperiment {
             RETURNING j.*""";
 
     /**
-     * {@code PostgresJobStore.complete}: the fenced UPDATE, returning the row (the store maps it to the
-     * job it reports). Binds: id, worker, attempt.
+     * {@code PostgresJobStore.complete} without a result (a no-op job's): the fenced UPDATE, verbatim as
+     * jOOQ renders the store's {@code markDone}, returning the row the store maps to the job it reports.
+     * The store builds it with jOOQ's DSL, so a hand-written equivalent would be a different statement
+     * (other casts, other binds, {@code *} for the column list); the floor runs the very same text
+     * instead, and {@code FloorStatementsTest} fails, showing the new text, when a change to the store
+     * or to jOOQ renders it differently. Binds: {@code 'done'}, result (NULL as VARCHAR), locked_by and
+     * locked_until (likewise), id, worker, attempt, {@code 'running'}: {@link #loop} binds them as jOOQ does.
      */
-    static final String COMPLETE = """
-            UPDATE jobs SET state = 'done', result = NULL, finished_at = current_timestamp,
-                            locked_by = NULL, locked_until = NULL
-            WHERE id = ? AND locked_by = ? AND attempts = ? AND state = 'running'
-            RETURNING *""";
+    static final String COMPLETE = "update \"jobs\" set \"state\" = ?, \"result\" = cast(? as json), "
+            + "\"last_error\" = \"jobs\".\"last_error\", \"finished_at\" = cast(current_timestamp as timestamp with time zone), "
+            + "\"locked_by\" = ?, \"locked_until\" = cast(? as timestamp(6) with time zone) "
+            + "where (\"jobs\".\"id\" = ? and \"jobs\".\"locked_by\" = ? and \"jobs\".\"attempts\" = ? and \"jobs\".\"state\" = ?) "
+            + "returning \"jobs\".\"id\", \"jobs\".\"queue\", \"jobs\".\"tenant\", \"jobs\".\"task\", \"jobs\".\"payload\", "
+            + "\"jobs\".\"result\", \"jobs\".\"state\", \"jobs\".\"vtime\", \"jobs\".\"run_at\", \"jobs\".\"attempts\", "
+            + "\"jobs\".\"max_attempts\", \"jobs\".\"locked_by\", \"jobs\".\"locked_until\", \"jobs\".\"last_error\", "
+            + "\"jobs\".\"idempotency_key\", \"jobs\".\"created_at\", \"jobs\".\"started_at\", \"jobs\".\"finished_at\"";
 
     /** The lease the floor's claims take, as jobq's default: 30 s. */
     static final long LEASE_MS = 30_000;
@@ -83,7 +94,7 @@ final class FloorExperiment {
         db.reset();
         int n = plan.throughputJobs();
         NoopJobs.enqueue(db, n);
-        String claimSql = CLAIM.formatted(s.lockMode == LockMode.SKIP_LOCKED ? " SKIP LOCKED" : "");
+        String claimSql = claimSql(s);
         List<Connection> connections = new ArrayList<>();
         AtomicLong completed = new AtomicLong();
         AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -97,7 +108,7 @@ final class FloorExperiment {
                 threads.add(Thread.ofPlatform().name(worker).start(() -> {
                     try {
                         go.await();
-                        loop(c, claimSql, worker, s.batch, completed, claims, claimed);
+                        loop(c, claimSql, COMPLETE, worker, s.batch, completed, claims, claimed);
                     } catch (Throwable t) {
                         failure.compareAndSet(null, t);
                     }
@@ -126,14 +137,31 @@ final class FloorExperiment {
         }
     }
 
-    private static void loop(Connection c, String claimSql, String worker, int batch, AtomicLong completed,
-                             AtomicLong claims, AtomicLong claimed) throws SQLException {
-        try (PreparedStatement claim = c.prepareStatement(claimSql); PreparedStatement complete = c.prepareStatement(COMPLETE)) {
+    /** {@link #CLAIM} for one strategy: {@code FOR UPDATE}, with {@code SKIP LOCKED} when the strategy skips. */
+    static String claimSql(ClaimStrategy s) {
+        return CLAIM.formatted(s.lockMode == LockMode.SKIP_LOCKED ? " SKIP LOCKED" : "");
+    }
+
+    /**
+     * One worker's loop: claim up to {@code batch} jobs, complete each, until a claim comes back empty.
+     * The statements are parameters only so that {@code FloorStatementsTest} can show a drifted one is
+     * caught; the experiment always passes {@link #claimSql(ClaimStrategy)} and {@link #COMPLETE}.
+     * Binds that never change are set once, as a prepared statement keeps them across executions.
+     */
+    static void loop(Connection c, String claimSql, String completeSql, String worker, int batch, AtomicLong completed,
+                     AtomicLong claims, AtomicLong claimed) throws SQLException {
+        try (PreparedStatement claim = c.prepareStatement(claimSql); PreparedStatement complete = c.prepareStatement(completeSql)) {
             claim.setString(1, "default");
             claim.setInt(2, batch);
             claim.setString(3, worker);
             claim.setLong(4, LEASE_MS);
-            complete.setString(2, worker);
+            // jOOQ binds these as values, not literals, and its NULLs as VARCHAR: the same here.
+            complete.setString(1, "done");
+            complete.setNull(2, Types.VARCHAR);
+            complete.setNull(3, Types.VARCHAR);
+            complete.setNull(4, Types.VARCHAR);
+            complete.setString(6, worker);
+            complete.setString(8, "running");
             long[] ids = new long[batch];
             int[] attempts = new int[batch];
             while (true) {
@@ -149,8 +177,8 @@ final class FloorExperiment {
                 claims.incrementAndGet();
                 claimed.addAndGet(got);
                 for (int i = 0; i < got; i++) {
-                    complete.setLong(1, ids[i]);
-                    complete.setInt(3, attempts[i]);
+                    complete.setLong(5, ids[i]);
+                    complete.setInt(7, attempts[i]);
                     try (ResultSet rs = complete.executeQuery()) {
                         if (!rs.next()) throw new SQLException("complete of job " + ids[i] + " was refused by its fence");
                     }

@@ -4,7 +4,6 @@ import io.jobq.application.worker.HandlerRegistry;
 import io.jobq.application.worker.WorkerListener;
 import io.jobq.application.worker.WorkerSettings;
 import io.jobq.domain.job.Job;
-import io.jobq.postgres.PostgresJobStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -79,7 +78,7 @@ final class ThroughputExperiment {
         long start;
         long end;
         try (WorkerGroup group = new WorkerGroup(db, "tp-" + s.name().toLowerCase() + "-" + workers, workers, poolSize,
-                PostgresJobStore.Options.DEFAULTS.withLockMode(s.lockMode), HandlerRegistry.withBuiltIns(), settings, listener)) {
+                s.storeOptions(), HandlerRegistry.withBuiltIns(), settings, listener)) {
             start = System.nanoTime();
             group.start();
             try {

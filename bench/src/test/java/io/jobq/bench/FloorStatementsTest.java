@@ -1,0 +1,142 @@
+package io.jobq.bench;
+
+import static io.jobq.bench.ClaimStrategy.SKIP_LOCKED;
+import static io.jobq.bench.ClaimStrategy.SKIP_LOCKED_BATCH;
+import static io.jobq.bench.ClaimStrategy.WAIT;
+import static io.jobq.bench.FloorExperiment.COMPLETE;
+import static io.jobq.bench.FloorExperiment.claimSql;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
+
+import io.jobq.application.port.ClaimRequest;
+import io.jobq.application.port.FencedWrite;
+import io.jobq.application.port.NewJobBatch;
+import io.jobq.application.worker.WorkerSettings;
+import io.jobq.bench.SqlRecorder.Execution;
+import io.jobq.domain.job.Job;
+import io.jobq.domain.job.QueueName;
+import io.jobq.domain.lease.WorkerId;
+import io.jobq.domain.tenant.TenantId;
+import io.jobq.postgres.PostgresJobStore;
+import io.jobq.postgres.testing.PostgresDatabaseExtension;
+import io.jobq.postgres.testing.TestDatabase;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The floor must run the store's own claim and complete, or "jobq's throughput as a fraction of the
+ * floor" compares jobq with something else. FloorExperiment's statements are copies (it is a bare JDBC
+ * loop, with no store to ask), so this test records what the real {@link PostgresJobStore} sends to
+ * pgjdbc for a claim under each {@link ClaimStrategy} and for a complete, records what the floor's loop
+ * sends for the same job, and requires the two to be the same statements: the same SQL text (up to
+ * whitespace) executed with the same parameters, bound by the same setters, in the same order.
+ *
+ * <p>Each side drains one queued job in a freshly emptied table (identities restarted): claim, complete,
+ * claim again and find nothing. With one job the sequence is deterministic and the job id is the same
+ * on both sides, so the parameters are compared whole, ids included; the worker name is the same too.
+ */
+@ExtendWith(PostgresDatabaseExtension.class)
+class FloorStatementsTest {
+
+    private static final String WORKER = "floor-0";
+
+    @ParameterizedTest
+    @EnumSource(ClaimStrategy.class)
+    void theFloorRunsTheStoresClaimAndComplete(ClaimStrategy s, TestDatabase db) throws SQLException {
+        List<Execution> store = storeRun(db, s);
+        // What the comparison covers: claim, complete, the empty claim that ends a drain.
+        assertThat(store).hasSize(3);
+        assertThat(store.get(1).sql()).startsWith("update \"jobs\" set \"state\"");
+
+        assertSameStatements(floorRun(db, s, claimSql(s), COMPLETE, s.batch), store);
+    }
+
+    /** Drifts the guard must catch: each changes the floor's claim or complete and nothing else. */
+    static Stream<Arguments> drifts() {
+        return Stream.of(
+                arguments(SKIP_LOCKED, "claim in id order",
+                        claimSql(SKIP_LOCKED).replace("ORDER BY vtime, id", "ORDER BY id"), COMPLETE, 1),
+                arguments(SKIP_LOCKED_BATCH, "claim without SKIP LOCKED",
+                        claimSql(SKIP_LOCKED_BATCH).replace(" SKIP LOCKED", ""), COMPLETE, 10),
+                arguments(WAIT, "claim with SKIP LOCKED where the store waits",
+                        claimSql(SKIP_LOCKED), COMPLETE, 1),
+                arguments(SKIP_LOCKED_BATCH, "claim binding another limit",
+                        claimSql(SKIP_LOCKED_BATCH), COMPLETE, 5),
+                // Harmless to the row, yet a different statement: the floor must not "tidy" jOOQ's text.
+                arguments(SKIP_LOCKED, "complete without the no-op last_error assignment",
+                        claimSql(SKIP_LOCKED), COMPLETE.replace("\"last_error\" = \"jobs\".\"last_error\", ", ""), 1));
+    }
+
+    @ParameterizedTest(name = "{1}")
+    @MethodSource("drifts")
+    void aDriftedStatementIsCaught(ClaimStrategy s, String drift, String claimSql, String completeSql, int batch,
+                                   TestDatabase db) throws SQLException {
+        // The mutation must have changed something, or this test would prove nothing.
+        assertThat(List.of(claimSql, completeSql, batch)).isNotEqualTo(List.of(claimSql(s), COMPLETE, s.batch));
+        List<Execution> store = storeRun(db, s);
+        List<Execution> floor = floorRun(db, s, claimSql, completeSql, batch);
+
+        assertThatThrownBy(() -> assertSameStatements(floor, store))
+                .isInstanceOf(AssertionError.class)
+                .hasMessageContaining("not the store's");
+    }
+
+    /** The guard itself: the same statements, in the same order, up to whitespace in their text. */
+    private static void assertSameStatements(List<Execution> floor, List<Execution> store) {
+        assertThat(normalised(floor))
+                .as("the floor's statements are not the store's; copy the store's (expected) into FloorExperiment")
+                .isEqualTo(normalised(store));
+    }
+
+    private static List<Execution> normalised(List<Execution> executions) {
+        return executions.stream().map(e -> new Execution(e.sql().strip().replaceAll("\\s+", " "), e.binds())).toList();
+    }
+
+    /** The store, as the throughput experiment configures it for {@code s}, drains one job. */
+    private static List<Execution> storeRun(TestDatabase db, ClaimStrategy s) {
+        oneQueuedJob(db);
+        SqlRecorder recorder = new SqlRecorder();
+        PostgresJobStore store = new PostgresJobStore(recorder.wrap(db.dataSource()), s.storeOptions());
+        // The worker's claim with the throughput experiment's settings: default queues and lease, batch b.
+        ClaimRequest request = new ClaimRequest(WorkerSettings.DEFAULTS.queues(), WorkerId.of(WORKER), s.batch,
+                WorkerSettings.DEFAULTS.lease());
+        List<Job> claimed = store.claim(request);
+        assertThat(claimed).hasSize(1);
+        // A no-op job's outcome: no result, as the floor completes it.
+        assertThat(store.complete(claimed.getFirst().fencingToken(), Optional.empty()))
+                .isInstanceOf(FencedWrite.Applied.class);
+        assertThat(store.claim(request)).isEmpty();
+        return recorder.executions();
+    }
+
+    /** FloorExperiment's loop, on one plain connection as in the experiment, drains one job. */
+    private static List<Execution> floorRun(TestDatabase db, ClaimStrategy s, String claimSql, String completeSql,
+                                            int batch) throws SQLException {
+        oneQueuedJob(db);
+        SqlRecorder recorder = new SqlRecorder();
+        AtomicLong completed = new AtomicLong();
+        try (Connection c = recorder.wrap(db.newConnection())) {
+            FloorExperiment.loop(c, claimSql, completeSql, WORKER, batch, completed, new AtomicLong(), new AtomicLong());
+        }
+        assertThat(completed).as("jobs the floor completed (%s)", s).hasValue(1);
+        return recorder.executions();
+    }
+
+    /** An emptied table with identities restarted, and one queued no-op job of the bench's tenant. */
+    private static void oneQueuedJob(TestDatabase db) {
+        db.execute("TRUNCATE jobs, tenants RESTART IDENTITY");
+        new PostgresJobStore(db.dataSource()).enqueueBatch(new NewJobBatch(TenantId.of("bench"), QueueName.DEFAULT,
+                NoopJobs.NOOP, List.of("{}"), Job.DEFAULT_MAX_ATTEMPTS, Duration.ZERO));
+    }
+}
