@@ -84,6 +84,10 @@ public abstract class JobStoreContract {
         return store().enqueue(job(tenant)).job();
     }
 
+    Job delayed(String tenant, long seconds) {
+        return store().enqueue(job(tenant).withDelay(Duration.ofSeconds(seconds))).job();
+    }
+
     List<Job> claim(WorkerId worker, int limit) {
         return store().claim(new ClaimRequest(List.of(Q), worker, limit, LEASE));
     }
@@ -166,7 +170,7 @@ public abstract class JobStoreContract {
         @Test
         void aDelayedJobIsScheduledAtNowPlusTheDelayWithoutATagOrACharge() {
             Instant before = storeNow();
-            Job delayed = store().enqueue(job("acme").withDelay(Duration.ofSeconds(10))).job();
+            Job delayed = delayed("acme", 10);
             Instant after = storeNow();
 
             assertThat(delayed.state()).isEqualTo(JobState.SCHEDULED);
@@ -636,7 +640,7 @@ public abstract class JobStoreContract {
         void dueJobsAreQueuedWithFreshFairTagsAndTheOthersStay() {
             enqueue("a");
             enqueue("a");
-            Job soon = store().enqueue(job("b").withDelay(Duration.ofSeconds(5))).job();
+            Job soon = delayed("b", 5);
             Job later = store().enqueue(job("c").withDelay(Duration.ofHours(1))).job();
             assertThat(store().promoteDue(100)).as("nothing is due yet").isZero();
             advanceTime(Duration.ofSeconds(6));
@@ -655,8 +659,8 @@ public abstract class JobStoreContract {
         void jobsPromotedTogetherIntoAnEmptyQueueStartFromTheSameVirtualTime() {
             enqueue("a");
             claimOne(W1);
-            Job a = store().enqueue(job("a").withDelay(Duration.ofSeconds(5))).job();
-            Job b = store().enqueue(job("b").withDelay(Duration.ofSeconds(5))).job();
+            Job a = delayed("a", 5);
+            Job b = delayed("b", 5);
             advanceTime(Duration.ofSeconds(6));
 
             assertThat(store().promoteDue(100)).isEqualTo(2);
@@ -669,8 +673,8 @@ public abstract class JobStoreContract {
 
         @Test
         void aTenantsJobsPromotedTogetherGetConsecutiveTagsInRunAtOrder() {
-            Job later = store().enqueue(job("t").withDelay(Duration.ofSeconds(3))).job();
-            Job sooner = store().enqueue(job("t").withDelay(Duration.ofSeconds(2))).job();
+            Job later = delayed("t", 3);
+            Job sooner = delayed("t", 2);
             advanceTime(Duration.ofSeconds(4));
 
             assertThat(store().promoteDue(100)).isEqualTo(2);
@@ -681,8 +685,8 @@ public abstract class JobStoreContract {
 
         @Test
         void promotionTakesAtMostItsLimitOldestFirst() {
-            Job second = store().enqueue(job("t").withDelay(Duration.ofSeconds(2))).job();
-            Job first = store().enqueue(job("t").withDelay(Duration.ofSeconds(1))).job();
+            Job second = delayed("t", 2);
+            Job first = delayed("t", 1);
             advanceTime(Duration.ofSeconds(3));
 
             assertThat(store().promoteDue(1)).isEqualTo(1);
