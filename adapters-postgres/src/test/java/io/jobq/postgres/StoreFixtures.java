@@ -7,16 +7,14 @@ import io.jobq.domain.job.QueueName;
 import io.jobq.domain.job.TaskName;
 import io.jobq.domain.lease.WorkerId;
 import io.jobq.domain.tenant.TenantId;
-import io.jobq.postgres.testing.TestDatabase;
 import java.time.Duration;
 import java.util.List;
 
-/** Shorthands for store tests: jobs with defaults, claims, and test-only time travel by SQL. */
+/** Shorthands for store tests: jobs with defaults and claims. */
 final class StoreFixtures {
     static final QueueName Q = QueueName.DEFAULT;
     static final TaskName TASK = TaskName.of("noop");
     static final WorkerId W1 = WorkerId.of("w1");
-    static final WorkerId W2 = WorkerId.of("w2");
     static final Duration LEASE = Duration.ofSeconds(30);
 
     private StoreFixtures() {}
@@ -35,16 +33,6 @@ final class StoreFixtures {
 
     static ClaimRequest claim(WorkerId worker, int limit, Duration lease) {
         return new ClaimRequest(List.of(Q), worker, limit, lease);
-    }
-
-    /** Makes every running job's lease already expired, as if its worker had vanished long ago. */
-    static void expireLeases(TestDatabase db) {
-        db.execute("UPDATE jobs SET locked_until = now() - interval '1 second' WHERE state = 'running'");
-    }
-
-    /** Makes every scheduled job due now, as if its backoff or delay had passed. */
-    static void makeScheduledDue(TestDatabase db) {
-        db.execute("UPDATE jobs SET run_at = now() - interval '1 millisecond' WHERE state = 'scheduled'");
     }
 
     static String tenantOf(Job j) {

@@ -1,6 +1,7 @@
 package io.jobq.application.fake;
 
 import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -32,6 +33,7 @@ import io.jobq.domain.lease.WorkerId;
 import io.jobq.domain.retry.BackoffPolicy;
 import io.jobq.domain.tenant.TenantId;
 import java.io.IOException;
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -67,17 +69,27 @@ import java.util.function.Supplier;
  *   <li>fail: dead when permanent or {@code attempts >= maxAttempts}, else scheduled at
  *       {@code now + backoff.delay(attempts)}. Reap does the same for leases with {@code expiry < now},
  *       {@code last_error} naming the expired lease and its owner.
- *   <li>Error texts via {@link StoredText#sanitize}; results and payloads lose NUL characters
- *       (as escapes jsonb refuses) in strings and keys.
+ *   <li>Promotion: V is read once per pass, so jobs promoted together into an empty queue start level.
+ *   <li>Error texts via {@link StoredText#sanitize}. A payload must be JSON jsonb can store (no {@code \u0000}
+ *       or lone-surrogate escape), else IllegalArgumentException. A result's NUL characters and lone
+ *       surrogates, raw or escaped, become U+FFFD; a result over {@link #MAX_RESULT_BYTES}, not JSON, or with a
+ *       number beyond PostgreSQL's numeric range is not stored, the run is done all the same and
+ *       {@code last_error} says why.
  * </ul>
+ *
+ * <p>Known differences: payloads and results are kept as given, not re-rendered as jsonb renders them
+ * (spacing, key order, duplicate keys), so compare them as JSON values. A payload number beyond numeric's
+ * range is refused here with IllegalArgumentException, as the port documents for every payload jsonb
+ * refuses; the PostgreSQL store answers JobQueueException for that one case (SQLSTATE 22003 is not among
+ * the states Enqueuer maps), which looks like the store's bug, not the port's intent.
+ *
+ * <p>{@code JobStoreContract} runs the same cases against this fake and the PostgreSQL store.
  *
  * Test hooks: {@link #setAvailable(boolean)} simulates an outage (every call throws
  * {@link StoreUnavailableException}); {@link #atomically(Supplier)} runs several steps with no
  * other call in between; {@link #calls(String)} counts calls per method.
  */
 public final class InMemoryJobStore implements JobStore {
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     private final InstantSource clock;
     private final BackoffPolicy backoff;
     private final ReentrantLock lock = new ReentrantLock();
@@ -130,6 +142,15 @@ public final class InMemoryJobStore implements JobStore {
                 .orElseThrow(() -> new AssertionError("no job " + id));
     }
 
+    /**
+     * Enqueues a runnable job whose payload the real store would refuse (not JSON, empty): no real
+     * store can hold one, but a consumer's defence against a payload it cannot parse still needs a test.
+     */
+    public JobId enqueueUnparseable(NewJob job) {
+        return atomically(() -> JobId.of(insert(job.tenant(), job.queue(), job.task(), job.payload(), job.maxAttempts(),
+                Duration.ZERO, Optional.empty()).id));
+    }
+
     // --- JobStore -----------------------------------------------------------------------------
 
     @Override
@@ -139,6 +160,7 @@ public final class InMemoryJobStore implements JobStore {
                 Long existing = idempotency.get(new IdempotencyKey(job.tenant(), job.idempotencyKey().get()));
                 if (existing != null) return new EnqueueResult.Existing(rows.get(existing).toJob());
             }
+            requireStorablePayload(job.payload());
             Row row = insert(job.tenant(), job.queue(), job.task(), job.payload(), job.maxAttempts(), job.delay(),
                     job.idempotencyKey());
             job.idempotencyKey().ifPresent(k -> idempotency.put(new IdempotencyKey(job.tenant(), k), row.id));
@@ -149,6 +171,7 @@ public final class InMemoryJobStore implements JobStore {
     @Override
     public List<JobId> enqueueBatch(NewJobBatch batch) {
         return tx("enqueueBatch", () -> {
+            batch.payloads().forEach(InMemoryJobStore::requireStorablePayload); // all or nothing
             List<JobId> ids = new ArrayList<>();
             for (String payload : batch.payloads()) {
                 ids.add(JobId.of(insert(batch.tenant(), batch.queue(), batch.task(), payload, batch.maxAttempts(),
@@ -188,7 +211,22 @@ public final class InMemoryJobStore implements JobStore {
             Row r = holder(token);
             if (r == null) return rejected(token);
             r.state = JobState.DONE;
-            r.result = resultJson.map(InMemoryJobStore::sanitiseJson);
+            r.result = Optional.empty();
+            if (resultJson.isPresent()) {
+                String result = StoredText.clean(resultJson.get());
+                long bytes = StoredText.utf8Length(result);
+                if (bytes > MAX_RESULT_BYTES) {
+                    r.lastError = Optional.of("result not stored: " + bytes + " bytes of JSON exceed the cap of "
+                            + MAX_RESULT_BYTES + " bytes");
+                } else {
+                    try {
+                        r.result = Optional.of(storableResult(result));
+                    } catch (IllegalArgumentException refused) {
+                        // the real store completes the run without the result jsonb refuses, and says why
+                        r.lastError = Optional.of("result not stored: the database refused it: " + refused.getMessage());
+                    }
+                }
+            }
             r.finishedAt = clock.instant();
             r.clearLease();
             return new FencedWrite.Applied(r.toJob());
@@ -231,8 +269,8 @@ public final class InMemoryJobStore implements JobStore {
                     .limit(limit)
                     .toList();
             for (Row r : expired) {
-                String error = "lease expired at " + r.lockedUntil + " (held by worker " + r.lockedBy + ", attempt "
-                        + r.attempts + ")";
+                String error = "lease expired: worker " + r.lockedBy + " did not finish attempt " + r.attempts + " of "
+                        + r.maxAttempts + " before its lease ran out at " + r.lockedUntil;
                 retryOrBury(r, error, false);
             }
             return expired.size();
@@ -249,7 +287,11 @@ public final class InMemoryJobStore implements JobStore {
                     .sorted(Comparator.comparing((Row r) -> r.runAt).thenComparingLong(r -> r.id))
                     .limit(limit)
                     .toList();
-            for (Row r : due) makeRunnable(r);
+            // One statement in the real store: every queue's V is read before any job of the pass is queued,
+            // so a job promoted first does not push the others' tags up.
+            Map<QueueName, Double> v = new HashMap<>();
+            for (Row r : due) v.computeIfAbsent(r.queue, this::virtualTime);
+            for (Row r : due) makeRunnable(r, v.get(r.queue));
             return due.size();
         });
     }
@@ -362,7 +404,7 @@ public final class InMemoryJobStore implements JobStore {
     private Row insert(TenantId tenant, QueueName queue, TaskName task, String payload, int maxAttempts, Duration delay,
             Optional<String> key) {
         Instant now = clock.instant();
-        Row r = new Row(nextId++, tenant, queue, task, sanitiseJson(payload), maxAttempts, now, key);
+        Row r = new Row(nextId++, tenant, queue, task, payload, maxAttempts, now, key);
         rows.put(r.id, r);
         tenantRow(queue, tenant); // the tenant row exists from its first job, as the SQL upsert makes it
         if (delay.isZero()) {
@@ -377,8 +419,12 @@ public final class InMemoryJobStore implements JobStore {
 
     /** Queued with a fresh start tag: max(V, tenant's last tag) + 1/weight. */
     private void makeRunnable(Row r) {
+        makeRunnable(r, virtualTime(r.queue));
+    }
+
+    private void makeRunnable(Row r, double queueVirtualTime) {
         TenantRow tenant = tenantRow(r.queue, r.tenant);
-        double tag = FairQueue.startTag(virtualTime(r.queue), tenant.lastVtime, tenant.weight);
+        double tag = FairQueue.startTag(queueVirtualTime, tenant.lastVtime, tenant.weight);
         tenant.lastVtime = tag;
         r.vtime = tag;
         r.state = JobState.QUEUED;
@@ -432,33 +478,83 @@ public final class InMemoryJobStore implements JobStore {
         if (limit < 1) throw new IllegalArgumentException("limit must be >= 1, was " + limit);
     }
 
+    /** PostgreSQL's numeric: at most this many digits before the decimal point ... */
+    private static final int NUMERIC_MAX_INTEGER_DIGITS = 131_072;
+    /** ... and this many after it. jsonb stores every JSON number as a numeric. */
+    private static final int NUMERIC_MAX_SCALE = 16_383;
+
+    private static final ObjectMapper EXACT_JSON = new ObjectMapper()
+            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+            .enable(DeserializationFeature.USE_BIG_INTEGER_FOR_INTS);
+
     /**
-     * jsonb refuses the {@code \u0000} escape; the store strips NUL from every string and key
-     * instead of refusing the write.
-     *
-     * @throws IllegalArgumentException if {@code json} is not JSON (jsonb would refuse it)
+     * Refuses a payload jsonb would refuse, as the real store does (IllegalArgumentException): not JSON, a
+     * {@code \u0000} or lone-surrogate escape, a number beyond numeric's range.
      */
-    static String sanitiseJson(String json) {
-        if (json.indexOf('\u0000') < 0 && !json.contains("\\u0000")) return json;
+    static void requireStorablePayload(String payload) {
         try {
-            return JSON.writeValueAsString(stripNul(JSON.readTree(json)));
-        } catch (JacksonException e) {
-            throw new IllegalArgumentException("not valid JSON: " + e.getOriginalMessage(), e);
+            if (needsCleaning(parseForJsonb(payload))) throw new IllegalArgumentException("\\u0000 or a lone surrogate escape");
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("payload is not storable JSON: " + e.getMessage(), e);
         }
     }
 
-    private static JsonNode stripNul(JsonNode node) {
-        if (node.isTextual()) return TextNode.valueOf(node.textValue().replace("\u0000", ""));
+    /**
+     * The result as the real store keeps it: NUL and lone surrogates (already replaced in the raw text by
+     * the caller) also replaced where they were escapes, in strings and keys alike.
+     *
+     * @throws IllegalArgumentException with jsonb's reason if it would refuse the text
+     */
+    static String storableResult(String json) {
+        JsonNode tree = parseForJsonb(json);
+        return needsCleaning(tree) ? cleanStrings(tree).toString() : json;
+    }
+
+    /** jsonb's parse: JSON, numbers within numeric's range. */
+    private static JsonNode parseForJsonb(String json) {
+        JsonNode tree;
+        try {
+            tree = EXACT_JSON.readTree(json);
+        } catch (JacksonException e) {
+            throw new IllegalArgumentException("invalid input syntax for type json: " + e.getOriginalMessage(), e);
+        }
+        if (tree == null || tree.isMissingNode()) throw new IllegalArgumentException("invalid input syntax for type json: empty");
+        requireNumericRange(tree);
+        return tree;
+    }
+
+    private static void requireNumericRange(JsonNode node) {
+        if (node.isNumber()) {
+            BigDecimal n = node.decimalValue();
+            if (n.precision() - n.scale() > NUMERIC_MAX_INTEGER_DIGITS || n.scale() > NUMERIC_MAX_SCALE) {
+                throw new IllegalArgumentException("value overflows numeric format");
+            }
+        }
+        node.forEach(InMemoryJobStore::requireNumericRange);
+    }
+
+    /** Whether a string or key holds NUL or a lone surrogate (decoded from an escape: the raw ones are gone). */
+    private static boolean needsCleaning(JsonNode node) {
+        if (node.isTextual()) return !StoredText.clean(node.textValue()).equals(node.textValue());
+        for (Map.Entry<String, JsonNode> e : node.properties()) {
+            if (!StoredText.clean(e.getKey()).equals(e.getKey())) return true;
+        }
+        for (JsonNode child : node) {
+            if (needsCleaning(child)) return true;
+        }
+        return false;
+    }
+
+    private static JsonNode cleanStrings(JsonNode node) {
+        if (node.isTextual()) return TextNode.valueOf(StoredText.clean(node.textValue()));
         if (node.isArray()) {
             ArrayNode out = JsonNodeFactory.instance.arrayNode();
-            node.forEach(e -> out.add(stripNul(e)));
+            node.forEach(e -> out.add(cleanStrings(e)));
             return out;
         }
         if (node.isObject()) {
             ObjectNode out = JsonNodeFactory.instance.objectNode();
-            for (Map.Entry<String, JsonNode> e : node.properties()) {
-                out.set(e.getKey().replace("\u0000", ""), stripNul(e.getValue()));
-            }
+            for (Map.Entry<String, JsonNode> e : node.properties()) out.set(StoredText.clean(e.getKey()), cleanStrings(e.getValue()));
             return out;
         }
         return node;

@@ -276,7 +276,7 @@ class WorkerTest {
 
         @Test
         void aPayloadThatIsNotJsonIsAPermanentFailure() {
-            JobId id = enqueue("noop", "{not json");
+            JobId id = store.enqueueUnparseable(NewJob.of(TENANT, QueueName.DEFAULT, TaskName.of("noop"), "{not json"));
             start(FAST);
 
             assertThat(awaitState(id, JobState.DEAD).lastError().orElseThrow()).contains("is not valid JSON");
@@ -284,7 +284,7 @@ class WorkerTest {
 
         @Test
         void anEmptyPayloadIsAPermanentFailureAndTheWorkerCarriesOn() {
-            JobId empty = enqueue("noop", "");
+            JobId empty = store.enqueueUnparseable(NewJob.of(TENANT, QueueName.DEFAULT, TaskName.of("noop"), ""));
             start(FAST);
 
             assertThat(awaitState(empty, JobState.DEAD).lastError().orElseThrow()).contains("is empty");
