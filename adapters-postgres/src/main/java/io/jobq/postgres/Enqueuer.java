@@ -89,7 +89,8 @@ final class Enqueuer {
      *
      * @return the inserted jobs in payload order; EMPTY when the idempotency key was taken (the caller
      *     must then roll back, so the tenant's charge is undone, and read the existing job)
-     * @throws IllegalArgumentException if PostgreSQL refuses a payload (invalid JSON, or a NUL escape)
+     * @throws IllegalArgumentException if PostgreSQL refuses a payload (invalid JSON, a NUL escape, a
+     *     number beyond numeric's range, or a value over one of jsonb's limits)
      */
     static List<Job> insert(DSLContext tx, TenantId tenant, QueueName queue, TaskName task, List<String> payloads,
             int maxAttempts, Duration delay, Optional<String> idempotencyKey) {
@@ -108,8 +109,12 @@ final class Enqueuer {
         } catch (DataAccessException e) {
             String state = StoreErrors.sqlState(e);
             // 22P02 invalid text representation (not JSON), 22P05 untranslatable character (\u0000 in jsonb),
-            // 22021 invalid byte sequence (a NUL character; NewJob refuses those first, this is the backstop)
-            if ("22P02".equals(state) || "22P05".equals(state) || "22021".equals(state)) {
+            // 22021 invalid byte sequence (a NUL character; NewJob refuses those first, this is the backstop),
+            // 22003 numeric value out of range (jsonb keeps numbers as numeric), 54000 program limit
+            // exceeded (jsonb's size limits). The payload is the caller's input: an argument error, not
+            // a store failure (HTTP validates the same before it gets here).
+            if ("22P02".equals(state) || "22P05".equals(state) || "22021".equals(state) || "22003".equals(state)
+                    || "54000".equals(state)) {
                 throw new IllegalArgumentException("payload is not storable JSON: " + e.getCause().getMessage(), e);
             }
             throw e;

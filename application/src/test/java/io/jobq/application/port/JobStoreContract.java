@@ -218,8 +218,9 @@ public abstract class JobStoreContract {
         }
 
         @Test
-        void aPayloadThatIsNotJsonOrHoldsANulEscapeIsRefused() {
-            for (String payload : List.of("not json", "{\"k\\u0000\": 1}", "{\"lone\": \"\\ud800\"}")) {
+        void aPayloadThatIsNotJsonOrHoldsANulEscapeOrAnOutOfRangeNumberIsRefused() {
+            for (String payload : List.of("not json", "{\"k\\u0000\": 1}", "{\"lone\": \"\\ud800\"}",
+                    "{\"n\": 1e131072}", "[1e-16384]")) {
                 assertThatThrownBy(() -> store().enqueue(NewJob.of(TenantId.of("t"), Q, TASK, payload)))
                         .as(payload).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("payload");
             }
