@@ -361,6 +361,9 @@ public final class Worker implements AutoCloseable {
         }
         int want = Math.min(free, settings.claimBatchSize());
         List<Job> jobs;
+        // Taken before the request: the store's lease starts later than this, so a deadline counted from
+        // here can only be early, never late (see leaseInJeopardy).
+        long sentNanos = System.nanoTime();
         try {
             jobs = store.claim(new ClaimRequest(settings.queues(), id, want, settings.lease()));
             outage.reset();
@@ -373,13 +376,13 @@ public final class Worker implements AutoCloseable {
         if (!jobs.isEmpty()) {
             // Reported before the runs start, so a listener sees claimed before completed/failed.
             notify(() -> listener.claimed(List.copyOf(jobs)));
-            for (Job job : jobs) launch(job);
+            for (Job job : jobs) launch(job, sentNanos);
         }
         // A short batch means the queues are drained: wait for news. A full one: go again at once.
         if (jobs.size() < want) claimSignal.await(settings.pollInterval());
     }
 
-    private void launch(Job job) {
+    private void launch(Job job, long claimSentNanos) {
         FencingToken token = job.fencingToken();
         // Only the claim loop takes permits and it asked for at most the free ones, so this fails only
         // once close() has taken them all: a claim still in flight when the grace period ended.
@@ -390,6 +393,7 @@ public final class Worker implements AutoCloseable {
             return;
         }
         Run run = new Run(job, token, parse(job));
+        run.leaseDeadlineNanos = claimSentNanos + settings.lease().toNanos();
         inHand.put(token, run);
         run.thread = Thread.ofVirtual().name("jobq-job-" + job.id() + "#" + job.attempts())
                 .unstarted(() -> execute(run));
@@ -427,7 +431,7 @@ public final class Worker implements AutoCloseable {
             if (run.phase.compareAndSet(Phase.RUNNING, Phase.FINISHING)) {
                 // the handler's own outcome stands
             } else if (run.phase.compareAndSet(Phase.TIMED_OUT, Phase.FINISHING)) {
-                outcome = new Outcome.Failed(run.context.cancellationReason().orElse("timed out"), false, null);
+                outcome = new Outcome.Failed(run.timeoutReason == null ? "timed out" : run.timeoutReason, false, null);
             } else {
                 return; // abandoned at shutdown: close() reported the discard; the lease will lapse
             }
@@ -469,6 +473,7 @@ public final class Worker implements AutoCloseable {
         if (!run.phase.compareAndSet(Phase.RUNNING, Phase.TIMED_OUT)) return;
         String reason = "task '" + run.job.task() + "' timed out after " + timeout.toMillis() + " ms (job "
                 + run.job.id() + ", attempt " + run.job.attempts() + " of " + run.job.maxAttempts() + ")";
+        run.timeoutReason = reason;
         run.context.cancel(reason);
         run.thread.interrupt();
         jobLog(log.atInfo(), run.job).log("job {} {}; its thread was interrupted", run.job.id(), reason);
@@ -587,6 +592,7 @@ public final class Worker implements AutoCloseable {
             });
             if (tokens.isEmpty()) continue;
             Set<FencingToken> lost;
+            long sentNanos = System.nanoTime();
             try {
                 lost = store.heartbeat(tokens, settings.lease());
                 outage.reset();
@@ -594,7 +600,13 @@ public final class Worker implements AutoCloseable {
                 // Retry sooner than the period (but never later), so a short outage costs no lease.
                 wait = min(every, outage.next());
                 storeError("heartbeat", e, wait);
+                leaseInJeopardy(tokens);
                 continue;
+            }
+            long deadline = sentNanos + settings.lease().toNanos();
+            for (FencingToken token : tokens) {
+                Run run = inHand.get(token);
+                if (run != null && !lost.contains(token)) run.leaseDeadlineNanos = deadline;
             }
             for (FencingToken token : lost) {
                 Run run = inHand.get(token);
@@ -610,6 +622,29 @@ public final class Worker implements AutoCloseable {
             Set<FencingToken> lostCopy = Set.copyOf(lost);
             int extended = tokens.size() - lost.size();
             notify(() -> listener.heartbeat(extended, lostCopy));
+        }
+    }
+
+    /**
+     * After a failed heartbeat: cancels (cooperatively: the flag only, no interrupt) every run whose
+     * lease may have lapsed by now, because no heartbeat reached the store within a lease. Once the
+     * store is back, any worker's maintenance may reap such a lease and run the job again, so a handler
+     * that checks {@link JobContext#isCancelled()} should stop rather than run side effects alongside the
+     * new run (Chubby's "jeopardy": Burrows, 2006). The outcome is still offered to the store; the fence
+     * decides whether it still counts.
+     */
+    private void leaseInJeopardy(List<FencingToken> tokens) {
+        long now = System.nanoTime();
+        for (FencingToken token : tokens) {
+            Run run = inHand.get(token);
+            if (run == null || run.inJeopardy || run.leaseLost || now - run.leaseDeadlineNanos < 0) continue;
+            if (run.phase.get() != Phase.RUNNING) continue;
+            run.inJeopardy = true;
+            String reason = "lease in jeopardy: no heartbeat reached the store within the " + settings.lease().toMillis()
+                    + " ms lease, so another worker may take run " + token + " over once the store is back";
+            run.context.cancel(reason);
+            jobLog(log.atWarn(), run.job).log("job {} attempt {}: {}; the run is cancelled", run.job.id(),
+                    run.job.attempts(), reason);
         }
     }
 
@@ -792,6 +827,16 @@ public final class Worker implements AutoCloseable {
         final Instant startedAt;
         final AtomicReference<Phase> phase = new AtomicReference<>(Phase.RUNNING);
         volatile boolean leaseLost;
+        /**
+         * {@link System#nanoTime()} from which the store's lease may have lapsed unless a heartbeat extends
+         * it: the send time of the claim or of the last applied heartbeat, plus the lease. Never later than
+         * the store's own expiry, which counts from when the statement ran.
+         */
+        volatile long leaseDeadlineNanos;
+        /** Set once the run was cancelled because its lease may have lapsed; warned about once. */
+        volatile boolean inJeopardy;
+        /** Why the run timed out, when it did (the context's reason may be an earlier cancellation). */
+        volatile String timeoutReason;
         volatile Thread thread;
         volatile Future<?> timeout;
 

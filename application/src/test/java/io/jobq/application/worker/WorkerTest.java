@@ -409,6 +409,50 @@ class WorkerTest {
             assertThat(events.completed).isEmpty();
         }
 
+        /**
+         * A store outage longer than the lease: no heartbeat gets through, so once the store is back any
+         * worker may reap the lease and run the job again. The worker flags the run as cancelled (no
+         * interrupt) and says why; the outcome is still offered, and here the store (whose clock did not
+         * move, so nothing was reaped) takes it.
+         */
+        @Test
+        void aStoreOutageLongerThanTheLeaseCancelsTheRunAsInJeopardy() {
+            JobId id = enqueue("block", "{}");
+            start(FAST.withMaintenanceEnabled(false).withLease(Duration.ofSeconds(1)).withHeartbeatInterval(Duration.ofMillis(100)));
+            Await.until(SOON, "the job running", () -> blocking.invocations.get() == 1);
+            Await.until(SOON, "a heartbeat applied", () -> !events.heartbeats.isEmpty());
+
+            store.setAvailable(false);
+            JobContext ctx = blocking.contexts.getFirst();
+            Await.until(SOON, "the run cancelled during the outage", ctx::isCancelled);
+            assertThat(ctx.cancellationReason().orElseThrow()).contains("lease in jeopardy").contains("1000 ms");
+            store.setAvailable(true);
+            blocking.release.countDown();
+
+            Job done = awaitState(id, JobState.DONE);
+            assertThat(done.result().map(WorkerTest::json)).as("not interrupted: the handler's own result")
+                    .contains(json("{\"released\": true}"));
+            assertThat(events.discards).isEmpty();
+        }
+
+        /** The control: the same outage, shorter than the lease by seconds, cancels nothing. */
+        @Test
+        void aStoreOutageShorterThanTheLeaseCancelsNothing() {
+            JobId id = enqueue("block", "{}");
+            start(FAST.withMaintenanceEnabled(false).withLease(Duration.ofSeconds(5)).withHeartbeatInterval(Duration.ofMillis(100)));
+            Await.until(SOON, "the job running", () -> blocking.invocations.get() == 1);
+            Await.until(SOON, "a heartbeat applied", () -> !events.heartbeats.isEmpty());
+
+            store.setAvailable(false);
+            JobContext ctx = blocking.contexts.getFirst();
+            assertThat(Await.holdsWithin(Duration.ofMillis(500), ctx::isCancelled)).as("cancelled during a 0.5 s outage").isFalse();
+            store.setAvailable(true);
+            blocking.release.countDown();
+
+            awaitState(id, JobState.DONE);
+            assertThat(ctx.isCancelled()).isFalse();
+        }
+
         @Test
         void aCompletionRejectedBecauseTheJobMovedOnIsDiscardedNotReportedDone() {
             // The stale-worker case (R02): reaped and re-claimed by another worker before the handler
