@@ -46,7 +46,11 @@ public record EnqueueBatchRequest(String task, List<String> payloads, String ten
             JsonBodies.unstorable("payloads[" + i + "]", p).ifPresent(why -> {
                 throw ApiException.invalid("payloads", why);
             });
-            payloads.add(JsonBodies.toJson(p));
+            String payload = JsonBodies.toJson(p);
+            JsonBodies.unreadable("payloads[" + i + "]", payload).ifPresent(why -> {
+                throw ApiException.invalid("payloads", why);
+            });
+            payloads.add(payload);
         }
         return new EnqueueBatchRequest(task, List.copyOf(payloads), tenant, queue, maxAttempts, delay);
     }

@@ -47,7 +47,11 @@ public record EnqueueJobRequest(String task, String payload, String tenant, Stri
         JsonBodies.unstorable("payload", payloadNode).ifPresent(why -> {
             throw ApiException.invalid("payload", why);
         });
-        return new EnqueueJobRequest(task, JsonBodies.toJson(payloadNode), tenant, queue, key, maxAttempts, delay);
+        String payload = JsonBodies.toJson(payloadNode);
+        JsonBodies.unreadable("payload", payload).ifPresent(why -> {
+            throw ApiException.invalid("payload", why);
+        });
+        return new EnqueueJobRequest(task, payload, tenant, queue, key, maxAttempts, delay);
     }
 
     NewJob toNewJob() {

@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.http.Context;
+import io.jobq.domain.job.JsonNumbers;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -253,6 +254,15 @@ final class JsonBodies {
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * Why {@code json} (as it will be sent to the store) could be stored but not read back, or empty:
+     * numbers that PostgreSQL renders far longer than written ({@link JsonNumbers}).
+     */
+    static Optional<String> unreadable(String name, String json) {
+        long growth = JsonNumbers.renderedGrowth(json);
+        return growth > JsonNumbers.MAX_RENDERED_GROWTH ? Optional.of(JsonNumbers.tooLargeMessage(name, growth)) : Optional.empty();
     }
 
     /** Why {@code s} cannot be stored (NUL, lone surrogate, malformed UTF-8), or empty. */

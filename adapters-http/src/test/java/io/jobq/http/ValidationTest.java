@@ -73,6 +73,9 @@ class ValidationTest extends ApiTestCase {
                 arguments("reversed surrogate pair", j("{'task': 't', 'payload': ['\\udc00\\ud800']}"), "invalid_field", "payload"),
                 arguments("lone surrogate in a key", j("{'task': 't', 'payload': {'\\ud800': true}}"), "invalid_field", "payload"),
                 arguments("number beyond numeric", j("{'task': 't', 'payload': {'n': 1e-20000}}"), "invalid_field", "payload"),
+                // stored compactly, but rendered back as 1.3 MB of digits (10,000 copies: past PostgreSQL's 1 GB)
+                arguments("numbers that render too long", "{\"task\": \"t\", \"payload\": [" + "1e131071,".repeat(9) + "1e131071]}",
+                        "invalid_field", "payload"),
                 // body shape
                 arguments("not JSON", "task=t", "malformed_json", null),
                 arguments("truncated", j("{'task': 't'"), "malformed_json", "task"),
@@ -107,6 +110,8 @@ class ValidationTest extends ApiTestCase {
                 .collect(Collectors.joining(",", "[", "]"));
         return Stream.of(
                 arguments("payloads missing", j("{'task': 't'}"), "missing_field", "payloads", null),
+                arguments("numbers that render too long", "{\"task\": \"t\", \"payloads\": [{}, [" + "1e131071,".repeat(9)
+                        + "1e131071]]}", "invalid_field", "payloads", "payloads[1]"),
                 arguments("payloads an object", j("{'task': 't', 'payloads': {}}"), "invalid_field", "payloads", "1-1000"),
                 arguments("payloads empty", j("{'task': 't', 'payloads': []}"), "invalid_field", "payloads", "1-1000"),
                 arguments("1,001 payloads", "{\"task\": \"t\", \"payloads\": " + payloads(1001) + "}", "invalid_field", "payloads", "1-1000"),

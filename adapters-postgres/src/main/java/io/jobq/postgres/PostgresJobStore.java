@@ -19,6 +19,7 @@ import io.jobq.domain.fairness.TenantWeight;
 import io.jobq.domain.job.Job;
 import io.jobq.domain.job.JobId;
 import io.jobq.domain.job.JobState;
+import io.jobq.domain.job.JsonNumbers;
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.job.StoredText;
 import io.jobq.domain.lease.FencingToken;
@@ -220,9 +221,14 @@ public final class PostgresJobStore implements JobStore {
         return run("complete", () -> {
             Optional<Job> done;
             long bytes = result.map(StoredText::utf8Length).orElse(0L);
+            long growth = result.map(JsonNumbers::renderedGrowth).orElse(0L);
             if (bytes > MAX_RESULT_BYTES) {
                 done = markDone(token, Optional.empty(), Optional.of("result not stored: " + bytes
                         + " bytes of JSON exceed the cap of " + MAX_RESULT_BYTES + " bytes"));
+            } else if (growth > JsonNumbers.MAX_RENDERED_GROWTH) {
+                // Storable, but no statement could return the row afterwards (not even this one's RETURNING).
+                done = markDone(token, Optional.empty(), Optional.of("result not stored: "
+                        + JsonNumbers.tooLargeMessage("it", growth)));
             } else {
                 try {
                     done = markDone(token, result, Optional.empty());

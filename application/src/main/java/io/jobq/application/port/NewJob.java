@@ -1,6 +1,7 @@
 package io.jobq.application.port;
 
 import io.jobq.domain.job.Job;
+import io.jobq.domain.job.JsonNumbers;
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.job.StoredText;
 import io.jobq.domain.job.TaskName;
@@ -12,7 +13,8 @@ import java.util.Optional;
 /**
  * One job to enqueue.
  *
- * @param payload JSON text (any JSON value); it must not contain a {@code \u0000} escape, which jsonb refuses
+ * @param payload JSON text (any JSON value); it must not contain a {@code \u0000} escape, which jsonb refuses,
+ *     nor numbers that PostgreSQL would render over 1 MiB longer than written ({@link JsonNumbers})
  *     (the store answers IllegalArgumentException), nor a NUL character or a lone surrogate (refused here)
  * @param maxAttempts 1..100
  * @param delay zero for runnable now (queued with a fair vtime); positive for scheduled at the
@@ -45,6 +47,7 @@ public record NewJob(
         checkMaxAttempts(maxAttempts);
         checkDelay(delay);
         StoredText.requireStorable("payload", payload);
+        JsonNumbers.requireReadableBack("payload", payload);
         idempotencyKey.ifPresent(k -> {
             if (k.isEmpty() || k.length() > MAX_IDEMPOTENCY_KEY_LENGTH) {
                 throw new IllegalArgumentException("idempotency_key must be 1-255 characters, was " + k.length());

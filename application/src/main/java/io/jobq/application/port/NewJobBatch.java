@@ -1,5 +1,6 @@
 package io.jobq.application.port;
 
+import io.jobq.domain.job.JsonNumbers;
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.job.StoredText;
 import io.jobq.domain.job.TaskName;
@@ -29,7 +30,10 @@ public record NewJobBatch(
         if (payloads.isEmpty() || payloads.size() > MAX_SIZE) {
             throw new IllegalArgumentException("payloads must hold 1-" + MAX_SIZE + " items, had " + payloads.size());
         }
-        for (int i = 0; i < payloads.size(); i++) StoredText.requireStorable("payloads[" + i + "]", payloads.get(i));
+        for (int i = 0; i < payloads.size(); i++) {
+            StoredText.requireStorable("payloads[" + i + "]", payloads.get(i));
+            JsonNumbers.requireReadableBack("payloads[" + i + "]", payloads.get(i));
+        }
         NewJob.checkMaxAttempts(maxAttempts);
         NewJob.checkDelay(delay);
     }

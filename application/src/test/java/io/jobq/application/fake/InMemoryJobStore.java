@@ -24,6 +24,7 @@ import io.jobq.domain.fairness.TenantWeight;
 import io.jobq.domain.job.Job;
 import io.jobq.domain.job.JobId;
 import io.jobq.domain.job.JobState;
+import io.jobq.domain.job.JsonNumbers;
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.job.StoredText;
 import io.jobq.domain.job.TaskName;
@@ -215,9 +216,12 @@ public final class InMemoryJobStore implements JobStore {
             if (resultJson.isPresent()) {
                 String result = StoredText.clean(resultJson.get());
                 long bytes = StoredText.utf8Length(result);
+                long growth = JsonNumbers.renderedGrowth(result);
                 if (bytes > MAX_RESULT_BYTES) {
                     r.lastError = Optional.of("result not stored: " + bytes + " bytes of JSON exceed the cap of "
                             + MAX_RESULT_BYTES + " bytes");
+                } else if (growth > JsonNumbers.MAX_RENDERED_GROWTH) {
+                    r.lastError = Optional.of("result not stored: " + JsonNumbers.tooLargeMessage("it", growth));
                 } else {
                     try {
                         r.result = Optional.of(storableResult(result));

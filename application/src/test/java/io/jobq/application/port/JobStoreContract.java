@@ -220,7 +220,7 @@ public abstract class JobStoreContract {
         @Test
         void aPayloadThatIsNotJsonOrHoldsANulEscapeOrAnOutOfRangeNumberIsRefused() {
             for (String payload : List.of("not json", "{\"k\\u0000\": 1}", "{\"lone\": \"\\ud800\"}",
-                    "{\"n\": 1e131072}", "[1e-16384]")) {
+                    "{\"n\": 1e131072}", "[1e-16384]", "[" + "1e131071,".repeat(9) + "1e131071]")) {
                 assertThatThrownBy(() -> store().enqueue(NewJob.of(TenantId.of("t"), Q, TASK, payload)))
                         .as(payload).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("payload");
             }
@@ -571,6 +571,24 @@ public abstract class JobStoreContract {
                 assertThat(done.result()).as(unstorable).isEmpty();
                 assertThat(done.lastError()).as(unstorable).hasValueSatisfying(e -> assertThat(e).contains("result not stored"));
             }
+        }
+
+        /**
+         * Ten copies of 1e131071: a few bytes of JSON that jsonb stores compactly but renders as 1.3 MB
+         * of digits; 10,000 copies would render past PostgreSQL's 1 GB string limit, and every read of
+         * the row would fail. The run is done; the result is not stored.
+         */
+        @Test
+        void aResultWhoseNumbersWouldRenderTooLongIsDroppedAndTheRunIsDone() {
+            Job run = running();
+            String result = "[" + String.join(",", java.util.Collections.nCopies(10, "1e131071")) + "]";
+
+            Job done = applied(store().complete(run.fencingToken(), Optional.of(result)));
+
+            assertThat(done.state()).isEqualTo(JobState.DONE);
+            assertThat(done.result()).isEmpty();
+            assertThat(done.lastError().orElseThrow()).contains("result not stored").contains("render");
+            assertThat(current(run.id())).isEqualTo(done);
         }
 
         @Test

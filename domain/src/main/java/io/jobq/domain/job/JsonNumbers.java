@@ -1,0 +1,160 @@
+package io.jobq.domain.job;
+
+/**
+ * How much longer a JSON text becomes when PostgreSQL reads it back from {@code jsonb}. jsonb keeps
+ * every number as a {@code numeric} and renders it in plain notation: {@code 1e5} comes back as
+ * {@code 100000}, {@code 1.5e-7} as {@code 0.00000015}, and {@code 1e131071} as 131,072 digits. So a
+ * 90 kB payload of such numbers is stored compactly but renders to over 1 GB, which PostgreSQL cannot
+ * build ("out of memory"): every statement that returns the row then fails, and a job the claim
+ * cannot return stalls its queue. jobq refuses such texts before they are written.
+ *
+ * <p>The rendered length of one number, from its literal: with {@code n} significant mantissa digits,
+ * {@code f} digits after the point and exponent {@code e}, the scale is {@code max(0, f - e)}; the
+ * integer part has {@code n + e - f} digits when {@code e >= f}, else {@code max(1, n - scale)}; a
+ * point precedes a non-zero scale; a minus sign only for a non-zero value. Checked against
+ * PostgreSQL 15's {@code jsonb::text}.
+ */
+public final class JsonNumbers {
+    /**
+     * Most bytes the numbers of one stored JSON value may add when rendered back: 1 MiB. A double's
+     * widest plain form is about 330 characters, so real payloads stay far below it.
+     */
+    public static final long MAX_RENDERED_GROWTH = 1L << 20;
+
+    /** Exponents beyond this are "huge" (numeric's range ends near 10^131072 anyway). */
+    private static final long EXPONENT_CAP = 1_000_000_000L;
+
+    private JsonNumbers() {}
+
+    /**
+     * Bytes by which the numbers in {@code json} grow when jsonb renders them, summed over the numbers
+     * that grow (those that shrink, like {@code -0.0e3} to {@code 0}, count as zero). Strings are
+     * skipped, escapes included. Lenient: text that is not JSON is scanned as far as it goes (the
+     * database refuses it later anyway).
+     *
+     * @return the growth in bytes (chars of ASCII digits), never negative; saturates near
+     *     {@code Long.MAX_VALUE / 4} for absurd exponents
+     */
+    public static long renderedGrowth(CharSequence json) {
+        long growth = 0;
+        int i = 0;
+        int len = json.length();
+        while (i < len) {
+            char c = json.charAt(i);
+            if (c == '"') {
+                i = skipString(json, i + 1);
+            } else if (c == '-' || (c >= '0' && c <= '9')) {
+                int end = numberEnd(json, i);
+                growth = saturatingAdd(growth, Math.max(0, renderedLength(json, i, end) - (end - i)));
+                i = end;
+            } else {
+                i++;
+            }
+        }
+        return growth;
+    }
+
+    /**
+     * Refuses {@code json} when its numbers would grow by more than {@link #MAX_RENDERED_GROWTH}.
+     *
+     * @param name what to call the value in the message, e.g. "payload"
+     * @throws IllegalArgumentException naming {@code name}, the growth and an example of why
+     */
+    public static void requireReadableBack(String name, CharSequence json) {
+        long growth = renderedGrowth(json);
+        if (growth > MAX_RENDERED_GROWTH) {
+            throw new IllegalArgumentException(tooLargeMessage(name, growth));
+        }
+    }
+
+    /** The message {@link #requireReadableBack} throws, for callers that report errors their own way. */
+    public static String tooLargeMessage(String name, long growth) {
+        return name + " holds numbers that PostgreSQL would render " + growth + " bytes longer than written (more than "
+                + MAX_RENDERED_GROWTH + "; e.g. 1e131071 comes back as 131,072 digits), so it could not be read back";
+    }
+
+    private static int skipString(CharSequence s, int from) {
+        int i = from;
+        while (i < s.length()) {
+            char c = s.charAt(i);
+            if (c == '\\') {
+                i += 2;
+            } else if (c == '"') {
+                return i + 1;
+            } else {
+                i++;
+            }
+        }
+        return i;
+    }
+
+    private static int numberEnd(CharSequence s, int from) {
+        int i = from;
+        if (i < s.length() && s.charAt(i) == '-') i++;
+        while (i < s.length()) {
+            char c = s.charAt(i);
+            if ((c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-') {
+                i++;
+            } else {
+                break;
+            }
+        }
+        return i;
+    }
+
+    /** PostgreSQL's plain rendering length of the number literal {@code s[from, end)}. */
+    static long renderedLength(CharSequence s, int from, int end) {
+        int i = from;
+        boolean negative = false;
+        if (i < end && s.charAt(i) == '-') {
+            negative = true;
+            i++;
+        }
+        long significant = 0; // mantissa digits from the first non-zero one on
+        long fraction = 0;    // mantissa digits after the point
+        boolean afterPoint = false;
+        for (; i < end; i++) {
+            char c = s.charAt(i);
+            if (c == '.') {
+                afterPoint = true;
+            } else if (c >= '0' && c <= '9') {
+                if (significant > 0 || c != '0') significant++;
+                if (afterPoint) fraction++;
+            } else {
+                break; // 'e' or 'E'
+            }
+        }
+        long exponent = 0;
+        if (i < end && (s.charAt(i) == 'e' || s.charAt(i) == 'E')) {
+            i++;
+            boolean negativeExponent = false;
+            if (i < end && (s.charAt(i) == '+' || s.charAt(i) == '-')) {
+                negativeExponent = s.charAt(i) == '-';
+                i++;
+            }
+            for (; i < end; i++) {
+                char c = s.charAt(i);
+                if (c < '0' || c > '9') break;
+                exponent = Math.min(EXPONENT_CAP, exponent * 10 + (c - '0'));
+            }
+            if (negativeExponent) exponent = -exponent;
+        }
+        long shift = exponent - fraction; // value = significant digits x 10^shift
+        long scale = Math.max(0, -shift);
+        long integerDigits;
+        if (significant == 0) {
+            integerDigits = 1; // zero: "0", or "0.000" with its scale, and no sign
+            negative = false;
+        } else if (shift >= 0) {
+            integerDigits = significant + shift;
+        } else {
+            integerDigits = Math.max(1, significant - scale);
+        }
+        return (negative ? 1 : 0) + integerDigits + (scale > 0 ? 1 + scale : 0);
+    }
+
+    private static long saturatingAdd(long a, long b) {
+        long sum = a + b;
+        return sum < 0 ? Long.MAX_VALUE / 4 : sum;
+    }
+}

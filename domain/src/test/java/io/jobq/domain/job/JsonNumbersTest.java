@@ -1,0 +1,67 @@
+package io.jobq.domain.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
+
+class JsonNumbersTest {
+
+    /** Expected renderings are what PostgreSQL 15 returns for {@code ('[' || literal || ']')::jsonb::text}. */
+    @ParameterizedTest(name = "{0} renders as {1}")
+    @CsvSource({
+            "1e5, 100000",
+            "1.50, 1.50",
+            "1.5e-7, 0.00000015",
+            "-0.0e3, 0",
+            "0e-5, 0.00000",
+            "12.345e1, 123.45",
+            "1E+2, 100",
+            "100e-2, 1.00",
+            "-1.5E-1, -0.15",
+            "0.000, 0.000",
+            "1e0, 1",
+            "-0, 0",
+            "123456789012345678901234567890, 123456789012345678901234567890",
+            "0.0012e2, 0.12",
+            "42, 42",
+            "-7, -7"})
+    void renderedLengthMatchesPostgresql(String literal, String rendered) {
+        assertThat(JsonNumbers.renderedLength(literal, 0, literal.length())).isEqualTo(rendered.length());
+    }
+
+    @Test
+    void theExtremesOfNumericsRange() {
+        assertThat(JsonNumbers.renderedLength("1e131071", 0, 8)).isEqualTo(131_072);
+        assertThat(JsonNumbers.renderedLength("2.5e-400", 0, 8)).isEqualTo(403);
+        assertThat(JsonNumbers.renderedLength("1e999999999999999999", 0, 20)).as("saturates, no overflow").isPositive();
+    }
+
+    @Test
+    void growthSumsOverNumbersAndSkipsStringsAndKeys() {
+        assertThat(JsonNumbers.renderedGrowth("{\"a\": 1, \"b\": [2.5, true, null], \"c\": \"x\"}")).isZero();
+        assertThat(JsonNumbers.renderedGrowth("[1e5, 1e5]")).isEqualTo(2 * (6 - 3));
+        assertThat(JsonNumbers.renderedGrowth("{\"1e131071\": \"1e131071 \\\" 1e131071\"}"))
+                .as("numbers inside strings and keys, escaped quote included, are text").isZero();
+        assertThat(JsonNumbers.renderedGrowth("[-0.0e3]")).as("shrinking counts as zero").isZero();
+    }
+
+    @Test
+    void aFewBytesThatWouldRenderPastTheLimitAreRefusedNamingTheValue() {
+        String tiny = "[" + "1e131071,".repeat(9) + "1e131071]";
+        assertThat(tiny.length()).isLessThan(100);
+        assertThat(JsonNumbers.renderedGrowth(tiny)).isGreaterThan(JsonNumbers.MAX_RENDERED_GROWTH);
+
+        assertThatThrownBy(() -> JsonNumbers.requireReadableBack("payload", tiny))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("payload ").hasMessageContaining("131,072 digits");
+    }
+
+    @Test
+    void everyDoubleFitsEasily() {
+        String doubles = "[" + Double.MAX_VALUE + ", " + Double.MIN_VALUE + ", " + -Double.MAX_VALUE + "]";
+        assertThat(JsonNumbers.renderedGrowth(doubles)).isLessThan(1_000);
+        JsonNumbers.requireReadableBack("payload", doubles);
+    }
+}
