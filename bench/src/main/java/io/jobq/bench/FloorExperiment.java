@@ -50,7 +50,7 @@ final class FloorExperiment {
      * or to jOOQ renders it differently. Binds: {@code 'done'}, result (NULL as VARCHAR), locked_by and
      * locked_until (likewise), id, worker, attempt, {@code 'running'}: {@link #loop} binds them as jOOQ does.
      */
-    static final String COMPLETE = "update \"jobs\" set \"state\" = ?, \"result\" = cast(? as json), "
+    static final String COMPLETE = "update \"jobs\" set \"state\" = ?, \"result\" = cast(? as jsonb), "
             + "\"last_error\" = \"jobs\".\"last_error\", \"finished_at\" = cast(current_timestamp as timestamp with time zone), "
             + "\"locked_by\" = ?, \"locked_until\" = cast(? as timestamp(6) with time zone) "
             + "where (\"jobs\".\"id\" = ? and \"jobs\".\"locked_by\" = ? and \"jobs\".\"attempts\" = ? and \"jobs\".\"state\" = ?) "
