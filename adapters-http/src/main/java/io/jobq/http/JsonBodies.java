@@ -257,12 +257,11 @@ final class JsonBodies {
     }
 
     /**
-     * Why {@code json} (as it will be sent to the store) could be stored but not read back, or empty:
-     * numbers that PostgreSQL renders far longer than written ({@link JsonNumbers}).
+     * Why {@code json} (as it will be sent to the store) could be stored but not read back or run, or
+     * empty: numbers that PostgreSQL prints far longer than written ({@link JsonNumbers}).
      */
     static Optional<String> unreadable(String name, String json) {
-        long growth = JsonNumbers.renderedGrowth(json);
-        return growth > JsonNumbers.MAX_RENDERED_GROWTH ? Optional.of(JsonNumbers.tooLargeMessage(name, growth)) : Optional.empty();
+        return JsonNumbers.unreadablePayload(name, json);
     }
 
     /** Why {@code s} cannot be stored (NUL, lone surrogate, malformed UTF-8), or empty. */

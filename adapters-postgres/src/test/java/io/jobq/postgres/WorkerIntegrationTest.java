@@ -236,6 +236,37 @@ class WorkerIntegrationTest {
 
     // ---------------------------------------------------------------------------------------------
 
+    /**
+     * PostgreSQL prints jsonb numbers in plain notation and the worker parses payloads with Jackson,
+     * whose default limit is 1,000 characters per number: the limit {@link io.jobq.domain.job.JsonNumbers}
+     * holds payloads to. 1e999 prints as 1,000 digits and runs; 1e1000 (1,001 digits), smuggled past the
+     * enqueue checks with SQL, cannot even be parsed.
+     */
+    @Nested
+    class PayloadNumbers {
+
+        @Test
+        void aNumberPrintedWithAThousandDigitsRunsAndOneMoreDigitWouldNot() {
+            JobId ok = enqueue("noop", "{\"n\": 1e999}");
+            JobId smuggled = enqueue("noop", "{\"n\": 1}");
+            db.execute("UPDATE jobs SET payload = '{\"n\": 1e1000}' WHERE id = {0}", smuggled.value());
+            start(store, SHORT);
+
+            assertThat(awaitState(ok, JobState.DONE).attempts()).isEqualTo(1);
+            Job dead = awaitState(smuggled, JobState.DEAD);
+            assertThat(dead.attempts()).as("a payload that never parses is not retried").isEqualTo(1);
+            assertThat(dead.lastError()).hasValueSatisfying(e -> assertThat(e).contains("not valid JSON"));
+        }
+
+        @Test
+        void theEnqueueChecksRefuseTheLongerOne() {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> enqueue("noop", "{\"n\": 1e1000}"))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("payload");
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+
     @Nested
     class Heartbeats {
 

@@ -123,7 +123,8 @@ public final class Main implements Runnable {
         String workerId;
 
         @Option(names = "--metrics-port", paramLabel = "PORT",
-                description = "Env JOBQ_METRICS_PORT. worker role: serve GET /metrics here. Default: none.")
+                description = "Env JOBQ_METRICS_PORT. worker role only: serve GET /metrics here (in `all`, /metrics is on"
+                        + " the API port and this is ignored with a warning). Default: none.")
         String metricsPort;
 
         void into(Map<Key, String> flags) {

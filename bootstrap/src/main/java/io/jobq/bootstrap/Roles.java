@@ -60,6 +60,11 @@ final class Roles {
                 HttpApi server = startApi(store, registry, http, settings.port());
                 stopOrder.add(server::stop);
                 log.info("HTTP API listening on port {} (database {})", server.port(), url.masked());
+                if (settings.metricsPort().isPresent()) {
+                    // Not an error: the variable may be set for a whole deployment, workers included.
+                    log.warn("JOBQ_METRICS_PORT / --metrics-port ({}) is for the worker role only and is ignored here: "
+                            + "GET /metrics is served on the API port {}", settings.metricsPort().get(), server.port());
+                }
             }
             if (worker) {
                 Worker w = startWorker(settings, store, pool, url, registry);

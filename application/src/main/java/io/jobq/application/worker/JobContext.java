@@ -98,11 +98,18 @@ public final class JobContext {
      * Binds the payload to {@code type}, typically a record whose compact constructor validates it.
      * Unknown properties are refused, so a misspelt field fails loudly instead of being ignored.
      *
+     * @return never null: a JSON {@code null} payload does not bind either
      * @throws PermanentJobFailure if the payload does not bind (wrong shape, missing or unknown field,
-     *     the record's constructor refusing it): a malformed payload will never bind, so retrying is pointless
+     *     the record's constructor refusing it, JSON {@code null}): a malformed payload will never bind, so
+     *     retrying is pointless
      */
     public <T> T payloadAs(Class<T> type) {
         Objects.requireNonNull(type, "type");
+        if (payload.isNull() || payload.isMissingNode()) {
+            // Jackson binds null to null; handlers would then fail with an NPE, which counts as retryable.
+            throw new PermanentJobFailure("payload of job " + job.id() + " (task " + job.task() + ") is null; it does not bind to "
+                    + type.getSimpleName());
+        }
         try {
             return mapper.treeToValue(payload, type);
         } catch (JacksonException | IllegalArgumentException e) {

@@ -79,6 +79,20 @@ class JobContextTest {
                 .isInstanceOf(PermanentJobFailure.class);
     }
 
+    /** Jackson would bind JSON null to a null record; the handler's NPE would then be retried five times. */
+    @Test
+    void aNullPayloadIsAPermanentFailureNotANullRecord() {
+        assertThatThrownBy(() -> context("resize", "null", 1).payloadAs(Resize.class))
+                .isInstanceOf(PermanentJobFailure.class).hasMessageContaining("is null").hasMessageContaining("Resize");
+    }
+
+    /** Enqueue refuses payload numbers that print longer than JsonNumbers allows; the worker must parse the rest. */
+    @Test
+    void theWorkersParserAcceptsEveryNumberAPayloadMayHold() {
+        assertThat((long) MAPPER.getFactory().streamReadConstraints().getMaxNumberLength())
+                .isEqualTo(io.jobq.domain.job.JsonNumbers.MAX_NUMBER_LENGTH);
+    }
+
     @Test
     void cancellationKeepsTheFirstReason() {
         JobContext ctx = context("resize", "{}", 1);

@@ -1,5 +1,7 @@
 package io.jobq.domain.job;
 
+import java.util.Optional;
+
 /**
  * How much longer a JSON text becomes when PostgreSQL reads it back from {@code jsonb}. jsonb keeps
  * every number as a {@code numeric} and renders it in plain notation: {@code 1e5} comes back as
@@ -21,6 +23,13 @@ public final class JsonNumbers {
      */
     public static final long MAX_RENDERED_GROWTH = 1L << 20;
 
+    /**
+     * Longest number a payload may hold, as PostgreSQL prints it: 1,000 characters, the default
+     * {@code maxNumberLength} of Jackson's {@code StreamReadConstraints}, which the worker parses payloads
+     * with. {@code 1e1000} (1,001 digits) would be stored and then fail every run as "not valid JSON".
+     */
+    public static final long MAX_NUMBER_LENGTH = 1_000;
+
     /** Exponents beyond this are "huge" (numeric's range ends near 10^131072 anyway). */
     private static final long EXPONENT_CAP = 1_000_000_000L;
 
@@ -36,7 +45,21 @@ public final class JsonNumbers {
      *     {@code Long.MAX_VALUE / 4} for absurd exponents
      */
     public static long renderedGrowth(CharSequence json) {
+        return measure(json).growth();
+    }
+
+    /**
+     * What jsonb's rendering does to the numbers of {@code json}.
+     *
+     * @param growth as {@link #renderedGrowth}
+     * @param longestNumber the longest number as printed back, in characters (0 without numbers)
+     */
+    public record Rendering(long growth, long longestNumber) {}
+
+    /** Both measures of {@code json} in one pass; lenient as {@link #renderedGrowth}. */
+    public static Rendering measure(CharSequence json) {
         long growth = 0;
+        long longest = 0;
         int i = 0;
         int len = json.length();
         while (i < len) {
@@ -45,29 +68,46 @@ public final class JsonNumbers {
                 i = skipString(json, i + 1);
             } else if (c == '-' || (c >= '0' && c <= '9')) {
                 int end = numberEnd(json, i);
-                growth = saturatingAdd(growth, Math.max(0, renderedLength(json, i, end) - (end - i)));
+                long rendered = renderedLength(json, i, end);
+                growth = saturatingAdd(growth, Math.max(0, rendered - (end - i)));
+                longest = Math.max(longest, rendered);
                 i = end;
             } else {
                 i++;
             }
         }
-        return growth;
+        return new Rendering(growth, longest);
     }
 
     /**
-     * Refuses {@code json} when its numbers would grow by more than {@link #MAX_RENDERED_GROWTH}.
+     * Why a payload could be stored but not run, or empty: its numbers would grow by more than
+     * {@link #MAX_RENDERED_GROWTH} in all, or one would print longer than {@link #MAX_NUMBER_LENGTH}.
      *
      * @param name what to call the value in the message, e.g. "payload"
-     * @throws IllegalArgumentException naming {@code name}, the growth and an example of why
      */
-    public static void requireReadableBack(String name, CharSequence json) {
-        long growth = renderedGrowth(json);
-        if (growth > MAX_RENDERED_GROWTH) {
-            throw new IllegalArgumentException(tooLargeMessage(name, growth));
+    public static Optional<String> unreadablePayload(String name, CharSequence json) {
+        Rendering r = measure(json);
+        if (r.growth() > MAX_RENDERED_GROWTH) return Optional.of(tooLargeMessage(name, r.growth()));
+        if (r.longestNumber() > MAX_NUMBER_LENGTH) {
+            return Optional.of(name + " holds a number that PostgreSQL would print with " + r.longestNumber()
+                    + " characters (at most " + MAX_NUMBER_LENGTH + "; e.g. 1e1000 prints as 1,001 digits), which a"
+                    + " worker's JSON parser refuses");
         }
+        return Optional.empty();
     }
 
-    /** The message {@link #requireReadableBack} throws, for callers that report errors their own way. */
+    /**
+     * Refuses a payload {@link #unreadablePayload} objects to.
+     *
+     * @throws IllegalArgumentException naming {@code name} and the reason
+     */
+    public static void requireReadableBack(String name, CharSequence json) {
+        unreadablePayload(name, json).ifPresent(why -> {
+            throw new IllegalArgumentException(why);
+        });
+    }
+
+    /** The message for numbers that grow too much, for callers that report errors their own way. */
     public static String tooLargeMessage(String name, long growth) {
         return name + " holds numbers that PostgreSQL would render " + growth + " bytes longer than written (more than "
                 + MAX_RENDERED_GROWTH + "; e.g. 1e131071 comes back as 131,072 digits), so it could not be read back";

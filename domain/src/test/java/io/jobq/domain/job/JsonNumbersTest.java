@@ -59,6 +59,16 @@ class JsonNumbersTest {
     }
 
     @Test
+    void aSingleNumberLongerThanAWorkersParserAcceptsIsRefused() {
+        assertThat(JsonNumbers.measure("[1e999]").longestNumber()).isEqualTo(1_000);
+        JsonNumbers.requireReadableBack("payload", "{\"n\": 1e999}");
+        assertThatThrownBy(() -> JsonNumbers.requireReadableBack("payload", "{\"n\": 1e1000}"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("1001 characters");
+        assertThatThrownBy(() -> JsonNumbers.requireReadableBack("payload", "[1e-999]"))
+                .as("0. and 999 fraction digits").hasMessageContaining("1001 characters");
+    }
+
+    @Test
     void everyDoubleFitsEasily() {
         String doubles = "[" + Double.MAX_VALUE + ", " + Double.MIN_VALUE + ", " + -Double.MAX_VALUE + "]";
         assertThat(JsonNumbers.renderedGrowth(doubles)).isLessThan(1_000);
