@@ -210,6 +210,10 @@ final class ChaosExperiment {
                 "--queues", QUEUE.value(), "--concurrency", String.valueOf(CONCURRENCY), "--lease", LEASE,
                 "--grace-period", "0s", "--pool-size", "4", "--log-level", "INFO", "--worker-id", name);
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        // The experiment's settings are the flags above, nothing inherited: in the compose image the
+        // worker service sets JOBQ_METRICS_PORT, and every worker after the first would then fail to
+        // bind it and exit.
+        pb.environment().keySet().removeIf(k -> k.startsWith("JOBQ_") || k.equals("PORT"));
         pb.environment().put("DATABASE_URL", db.jdbcUrl());
         Process p;
         try {

@@ -1,6 +1,10 @@
 package io.jobq.bootstrap;
 
 import com.sun.net.httpserver.HttpServer;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -15,13 +19,25 @@ import java.util.concurrent.Executors;
  */
 final class MetricsServer implements AutoCloseable {
     private final HttpServer server;
+    private final JvmGcMetrics gcMetrics;
 
-    private MetricsServer(HttpServer server) {
+    private MetricsServer(HttpServer server, JvmGcMetrics gcMetrics) {
         this.server = server;
+        this.gcMetrics = gcMetrics;
     }
 
-    /** @throws LauncherException if the port cannot be bound */
+    /**
+     * Binds the JVM's meters (memory, threads, processor, GC; the API binds the same in the other roles)
+     * and serves the registry.
+     *
+     * @throws LauncherException if the port cannot be bound
+     */
     static MetricsServer start(PrometheusMeterRegistry registry, int port) {
+        new JvmMemoryMetrics().bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        JvmGcMetrics gc = new JvmGcMetrics();
+        gc.bindTo(registry);
         try {
             HttpServer server = HttpServer.create(new InetSocketAddress(port), 0);
             server.createContext("/metrics", exchange -> {
@@ -40,8 +56,9 @@ final class MetricsServer implements AutoCloseable {
             });
             server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
             server.start();
-            return new MetricsServer(server);
+            return new MetricsServer(server, gc);
         } catch (IOException e) {
+            gc.close();
             throw new LauncherException("cannot serve worker metrics on port " + port + ": " + e.getMessage(), e);
         }
     }
@@ -53,5 +70,6 @@ final class MetricsServer implements AutoCloseable {
     @Override
     public void close() {
         server.stop(0);
+        gcMetrics.close();
     }
 }
