@@ -151,12 +151,6 @@ public final class HttpApi {
                     case 413 -> "payload_too_large";
                     default -> status >= 500 ? "internal_error" : "bad_request";
                 };
-                if (status == 405) {
-                    // RFC 9110 §15.5.6: a 405 lists the methods the resource supports. Javalin puts them in
-                    // the exception's details ("GET, POST").
-                    String allowed = http.getDetails().get("availableMethods");
-                    if (allowed != null && !allowed.isBlank()) ctx.header("Allow", allowed);
-                }
                 String message = switch (status) {
                     case 404 -> "no route for " + ctx.method() + " " + JsonBodies.printable(ctx.path());
                     case 405 -> "method " + ctx.method() + " is not allowed on " + JsonBodies.printable(ctx.path());

@@ -111,10 +111,11 @@ final class Enqueuer {
             // 22P02 invalid text representation (not JSON), 22P05 untranslatable character (\u0000 in jsonb),
             // 22021 invalid byte sequence (a NUL character; NewJob refuses those first, this is the backstop),
             // 22003 numeric value out of range (jsonb keeps numbers as numeric), 54000 program limit
-            // exceeded (jsonb's size limits). The payload is the caller's input: an argument error, not
-            // a store failure (HTTP validates the same before it gets here).
+            // exceeded (jsonb's size limits), 54001 statement too complex (nesting too deep for the
+            // parser's stack). The payload is the caller's input: an argument error, not a store failure
+            // (HTTP validates the same before it gets here).
             if ("22P02".equals(state) || "22P05".equals(state) || "22021".equals(state) || "22003".equals(state)
-                    || "54000".equals(state)) {
+                    || "54000".equals(state) || "54001".equals(state)) {
                 throw new IllegalArgumentException("payload is not storable JSON: " + e.getCause().getMessage(), e);
             }
             throw e;

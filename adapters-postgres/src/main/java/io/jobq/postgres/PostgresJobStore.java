@@ -9,11 +9,11 @@ import io.jobq.application.port.ClaimRequest;
 import io.jobq.application.port.EnqueueResult;
 import io.jobq.application.port.FencedWrite;
 import io.jobq.application.port.JobQuery;
-import io.jobq.application.port.JobQueueException;
 import io.jobq.application.port.JobStore;
 import io.jobq.application.port.NewJob;
 import io.jobq.application.port.NewJobBatch;
 import io.jobq.application.port.RetryResult;
+import io.jobq.application.port.StoreConflictException;
 import io.jobq.application.port.TenantSettings;
 import io.jobq.domain.fairness.TenantWeight;
 import io.jobq.domain.job.Job;
@@ -123,8 +123,8 @@ public final class PostgresJobStore implements JobStore {
                 Optional<Job> existing = Enqueuer.findByKey(dsl, job.tenant(), job.idempotencyKey().orElseThrow());
                 if (existing.isPresent()) return new EnqueueResult.Existing(existing.get());
             }
-            throw new JobQueueException("enqueue with idempotency key raced " + IDEMPOTENCY_ROUNDS
-                    + " times without settling; retry the request");
+            // Transient, and nothing was written: the same answer as a conflict abort (HTTP 503, Retry-After).
+            throw new StoreConflictException("enqueue (its idempotency key raced " + IDEMPOTENCY_ROUNDS + " times)", null);
         });
     }
 
@@ -242,7 +242,7 @@ public final class PostgresJobStore implements JobStore {
                 }
             }
             return done.<FencedWrite>map(FencedWrite.Applied::new)
-                    .orElseGet(() -> new FencedWrite.Rejected(token, get(token.job())));
+                    .orElseGet(() -> new FencedWrite.Rejected(token, fetch(token.job())));
         });
     }
 
@@ -287,7 +287,7 @@ public final class PostgresJobStore implements JobStore {
                     .returning()
                     .fetchOptional(JobRows::toJob);
             return failed.<FencedWrite>map(FencedWrite.Applied::new)
-                    .orElseGet(() -> new FencedWrite.Rejected(token, get(token.job())));
+                    .orElseGet(() -> new FencedWrite.Rejected(token, fetch(token.job())));
         });
     }
 
@@ -469,7 +469,12 @@ public final class PostgresJobStore implements JobStore {
 
     @Override
     public Optional<Job> get(JobId id) {
-        return run("get", () -> dsl.selectFrom(JOBS).where(JOBS.ID.eq(id.value())).fetchOptional(JobRows::toJob));
+        return run("get", () -> fetch(id));
+    }
+
+    /** {@link #get} without its own {@link #run}: for use inside another operation's, so retries do not nest. */
+    private Optional<Job> fetch(JobId id) {
+        return dsl.selectFrom(JOBS).where(JOBS.ID.eq(id.value())).fetchOptional(JobRows::toJob);
     }
 
     @Override

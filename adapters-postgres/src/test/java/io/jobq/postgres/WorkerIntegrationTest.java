@@ -247,7 +247,7 @@ class WorkerIntegrationTest {
 
         @Test
         void aNumberPrintedWithAThousandDigitsRunsAndOneMoreDigitWouldNot() {
-            JobId ok = enqueue("noop", "{\"n\": 1e999}");
+            JobId ok = enqueue("noop", "{\"n\": 1e999, \"negative\": -1e999, \"fraction\": 1e-999}");
             JobId smuggled = enqueue("noop", "{\"n\": 1}");
             db.execute("UPDATE jobs SET payload = '{\"n\": 1e1000}' WHERE id = {0}", smuggled.value());
             start(store, SHORT);

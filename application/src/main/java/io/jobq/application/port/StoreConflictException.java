@@ -2,9 +2,12 @@ package io.jobq.application.port;
 
 /**
  * The store aborted an operation because a concurrent transaction got in its way (on PostgreSQL: a
- * serialization failure, SQLSTATE 40001, or a detected deadlock, 40P01). Nothing was written, so
- * running the same operation again is safe and will usually succeed. Adapters retry a few times
- * themselves before they give up with this; the HTTP layer answers 503 with {@code Retry-After}.
+ * serialization failure, SQLSTATE 40001, or a detected deadlock, 40P01; or an idempotency key that
+ * kept racing). Nothing was written. A store that runs its own transactions (PostgresJobStore) has
+ * already retried a few times before it throws this, and running the operation again later will
+ * usually succeed; the HTTP layer answers 503 with {@code Retry-After}. Where the transaction is the
+ * caller's (JobClient), the caller must roll back and retry its whole transaction: repeating one
+ * statement inside the same snapshot fails again.
  */
 public class StoreConflictException extends JobQueueException {
     private static final long serialVersionUID = 1L;

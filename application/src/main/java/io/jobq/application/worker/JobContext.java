@@ -26,6 +26,12 @@ import java.util.stream.Collectors;
  * interrupt the handler's thread; a lost lease only sets the flag, so a handler in the middle of a
  * side effect can finish it consistently.
  *
+ * <p>Separately, {@link #isLeaseInJeopardy()} turns true when no heartbeat has reached the store for a
+ * whole lease (a database outage): once the database is back another worker may reap the lease and run
+ * the job again. The run is not cancelled for that (the lease may well be intact, and the outcome is
+ * still offered to the store, whose fence decides); a handler about to perform a side effect that must
+ * not happen twice can check it and fail the attempt instead.
+ *
  * <p>Thread-safe. The worker creates one per run; the constructor is public so handler unit tests
  * can build one from a {@link Job} snapshot.
  */
@@ -34,6 +40,7 @@ public final class JobContext {
     private final JsonNode payload;
     private final ObjectMapper mapper;
     private final AtomicReference<String> cancelReason = new AtomicReference<>();
+    private volatile String jeopardy;
 
     /**
      * @param job the running job (its lease gives the fencing token)
@@ -121,6 +128,25 @@ public final class JobContext {
     /** Whether this run has been cancelled (lease lost, timed out, or shutdown grace elapsed). */
     public boolean isCancelled() {
         return cancelReason.get() != null;
+    }
+
+    /**
+     * Whether this run's lease may have lapsed: no heartbeat reached the store within a whole lease, so
+     * another worker may run the job again once the store is back. Not a cancellation; see the class
+     * comment.
+     */
+    public boolean isLeaseInJeopardy() {
+        return jeopardy != null;
+    }
+
+    /** Why the lease is in jeopardy, once it is. */
+    public Optional<String> leaseJeopardyReason() {
+        return Optional.ofNullable(jeopardy);
+    }
+
+    /** Marks the lease in jeopardy (the worker's heartbeat and lease check do this). */
+    void markLeaseInJeopardy(String reason) {
+        jeopardy = Objects.requireNonNull(reason, "reason");
     }
 
     /** Why the run was cancelled, once it has been. */

@@ -258,6 +258,10 @@ public final class Worker implements AutoCloseable {
         }
         timer = Executors.newSingleThreadScheduledExecutor(
                 Thread.ofPlatform().daemon(true).name("jobq-timeout-" + id).factory());
+        // Lease jeopardy is also checked on this clock, not only when a heartbeat fails: a heartbeat
+        // that hangs (a dropped connection waits for the socket timeout) must not hide a lapsed lease.
+        long checkEvery = Math.max(1, settings.effectiveHeartbeatInterval().toMillis());
+        timer.scheduleWithFixedDelay(this::checkLeaseJeopardy, checkEvery, checkEvery, TimeUnit.MILLISECONDS);
         heartbeatThread = Thread.ofPlatform().daemon(true).name("jobq-heartbeat-" + id).start(this::heartbeatLoop);
         if (settings.maintenanceEnabled()) {
             maintenanceThread = Thread.ofPlatform().daemon(true).name("jobq-maintenance-" + id)
@@ -393,7 +397,7 @@ public final class Worker implements AutoCloseable {
             return;
         }
         Run run = new Run(job, token, parse(job));
-        run.leaseDeadlineNanos = claimSentNanos + settings.lease().toNanos();
+        run.leaseDeadlineNanos = claimSentNanos + leaseNanosAsTheStoreCountsIt();
         inHand.put(token, run);
         run.thread = Thread.ofVirtual().name("jobq-job-" + job.id() + "#" + job.attempts())
                 .unstarted(() -> execute(run));
@@ -470,10 +474,11 @@ public final class Worker implements AutoCloseable {
     }
 
     private void timeOut(Run run, Duration timeout) {
-        if (!run.phase.compareAndSet(Phase.RUNNING, Phase.TIMED_OUT)) return;
         String reason = "task '" + run.job.task() + "' timed out after " + timeout.toMillis() + " ms (job "
                 + run.job.id() + ", attempt " + run.job.attempts() + " of " + run.job.maxAttempts() + ")";
+        // Set before the swap: a handler returning right after it records this reason, not a bare "timed out".
         run.timeoutReason = reason;
+        if (!run.phase.compareAndSet(Phase.RUNNING, Phase.TIMED_OUT)) return;
         run.context.cancel(reason);
         run.thread.interrupt();
         jobLog(log.atInfo(), run.job).log("job {} {}; its thread was interrupted", run.job.id(), reason);
@@ -603,7 +608,7 @@ public final class Worker implements AutoCloseable {
                 leaseInJeopardy(tokens);
                 continue;
             }
-            long deadline = sentNanos + settings.lease().toNanos();
+            long deadline = sentNanos + leaseNanosAsTheStoreCountsIt();
             for (FencingToken token : tokens) {
                 Run run = inHand.get(token);
                 if (run != null && !lost.contains(token)) run.leaseDeadlineNanos = deadline;
@@ -625,13 +630,30 @@ public final class Worker implements AutoCloseable {
         }
     }
 
+    /** The timer's lease check: {@link #leaseInJeopardy} over every run in hand. */
+    private void checkLeaseJeopardy() {
+        try {
+            leaseInJeopardy(List.copyOf(inHand.keySet()));
+        } catch (RuntimeException e) {
+            // a periodic task that throws is never run again: log and keep checking
+            log.atError().addKeyValue("worker", id).setCause(e).log("lease check of worker {} failed", id);
+        }
+    }
+
+    /** The lease as the store applies it: whole milliseconds, so a deadline from it is never later than the store's. */
+    private long leaseNanosAsTheStoreCountsIt() {
+        return TimeUnit.MILLISECONDS.toNanos(settings.lease().toMillis());
+    }
+
     /**
-     * After a failed heartbeat: cancels (cooperatively: the flag only, no interrupt) every run whose
-     * lease may have lapsed by now, because no heartbeat reached the store within a lease. Once the
-     * store is back, any worker's maintenance may reap such a lease and run the job again, so a handler
-     * that checks {@link JobContext#isCancelled()} should stop rather than run side effects alongside the
-     * new run (Chubby's "jeopardy": Burrows, 2006). The outcome is still offered to the store; the fence
-     * decides whether it still counts.
+     * After a failed heartbeat, and every heartbeat interval on the timer: flags every run whose lease
+     * may have lapsed by now ({@link JobContext#isLeaseInJeopardy()}), because no heartbeat reached the
+     * store within a lease. Once the store is back, any worker's maintenance may reap such a lease and
+     * run the job again, so a handler about to perform a side effect that must not happen twice can
+     * check the flag and stop (Chubby's "jeopardy": Burrows, 2006). Not a cancellation: the built-in
+     * handlers, and any handler that treats cancellation as failure, would then turn every database
+     * restart longer than a lease into a retry, where case R10 expects the runs to go on and finish.
+     * The outcome is still offered to the store; the fence decides whether it counts.
      */
     private void leaseInJeopardy(List<FencingToken> tokens) {
         long now = System.nanoTime();
@@ -642,9 +664,9 @@ public final class Worker implements AutoCloseable {
             run.inJeopardy = true;
             String reason = "lease in jeopardy: no heartbeat reached the store within the " + settings.lease().toMillis()
                     + " ms lease, so another worker may take run " + token + " over once the store is back";
-            run.context.cancel(reason);
-            jobLog(log.atWarn(), run.job).log("job {} attempt {}: {}; the run is cancelled", run.job.id(),
-                    run.job.attempts(), reason);
+            run.context.markLeaseInJeopardy(reason);
+            jobLog(log.atWarn(), run.job).log("job {} attempt {}: {}; the run goes on, and the store's fence decides"
+                    + " whether its outcome counts", run.job.id(), run.job.attempts(), reason);
         }
     }
 

@@ -91,6 +91,8 @@ class JobContextTest {
     void theWorkersParserAcceptsEveryNumberAPayloadMayHold() {
         assertThat((long) MAPPER.getFactory().streamReadConstraints().getMaxNumberLength())
                 .isEqualTo(io.jobq.domain.job.JsonNumbers.MAX_NUMBER_LENGTH);
+        assertThat(MAPPER.getFactory().streamReadConstraints().getMaxNestingDepth())
+                .isEqualTo(io.jobq.domain.job.JsonNumbers.MAX_NESTING_DEPTH);
     }
 
     @Test

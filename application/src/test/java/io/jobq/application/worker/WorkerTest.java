@@ -411,12 +411,12 @@ class WorkerTest {
 
         /**
          * A store outage longer than the lease: no heartbeat gets through, so once the store is back any
-         * worker may reap the lease and run the job again. The worker flags the run as cancelled (no
-         * interrupt) and says why; the outcome is still offered, and here the store (whose clock did not
-         * move, so nothing was reaped) takes it.
+         * worker may reap the lease and run the job again. The worker flags the run's lease as in jeopardy
+         * and says why, without cancelling it; the outcome is still offered, and here the store (whose
+         * clock did not move, so nothing was reaped) takes it.
          */
         @Test
-        void aStoreOutageLongerThanTheLeaseCancelsTheRunAsInJeopardy() {
+        void aStoreOutageLongerThanTheLeaseFlagsTheLeaseAsInJeopardy() {
             JobId id = enqueue("block", "{}");
             start(FAST.withMaintenanceEnabled(false).withLease(Duration.ofSeconds(1)).withHeartbeatInterval(Duration.ofMillis(100)));
             Await.until(SOON, "the job running", () -> blocking.invocations.get() == 1);
@@ -424,8 +424,9 @@ class WorkerTest {
 
             store.setAvailable(false);
             JobContext ctx = blocking.contexts.getFirst();
-            Await.until(SOON, "the run cancelled during the outage", ctx::isCancelled);
-            assertThat(ctx.cancellationReason().orElseThrow()).contains("lease in jeopardy").contains("1000 ms");
+            Await.until(SOON, "the lease flagged during the outage", ctx::isLeaseInJeopardy);
+            assertThat(ctx.leaseJeopardyReason().orElseThrow()).contains("lease in jeopardy").contains("1000 ms");
+            assertThat(ctx.isCancelled()).as("not a cancellation").isFalse();
             store.setAvailable(true);
             blocking.release.countDown();
 
@@ -435,9 +436,33 @@ class WorkerTest {
             assertThat(events.discards).isEmpty();
         }
 
-        /** The control: the same outage, shorter than the lease by seconds, cancels nothing. */
+        /**
+         * A heartbeat that hangs (a dropped connection waits for its socket timeout) rather than fails:
+         * the worker's timer notices the lapsed deadline without waiting for the call to return.
+         */
         @Test
-        void aStoreOutageShorterThanTheLeaseCancelsNothing() {
+        void aHeartbeatThatHangsLongerThanTheLeaseFlagsTheLeaseToo() throws InterruptedException {
+            JobId id = enqueue("block", "{}");
+            start(FAST.withMaintenanceEnabled(false).withLease(Duration.ofSeconds(1)).withHeartbeatInterval(Duration.ofMillis(100)));
+            Await.until(SOON, "the job running", () -> blocking.invocations.get() == 1);
+            Await.until(SOON, "a heartbeat applied", () -> !events.heartbeats.isEmpty());
+            JobContext ctx = blocking.contexts.getFirst();
+
+            // Every store call waits while this holds the store's lock: the next heartbeat hangs, it does not fail.
+            Thread holder = Thread.ofPlatform().start(() -> store.atomically(() ->
+                    Await.holdsWithin(SOON, ctx::isLeaseInJeopardy)));
+            holder.join(SOON.toMillis() + 5_000);
+
+            // The store stayed available throughout, so no heartbeat failed: only the timer could flag it.
+            assertThat(ctx.isLeaseInJeopardy()).as("flagged while the heartbeat hung").isTrue();
+            assertThat(events.storeErrors("heartbeat")).isZero();
+            blocking.release.countDown();
+            awaitState(id, JobState.DONE);
+        }
+
+        /** The control: the same outage, shorter than the lease by seconds, flags nothing. */
+        @Test
+        void aStoreOutageShorterThanTheLeaseFlagsNothing() {
             JobId id = enqueue("block", "{}");
             start(FAST.withMaintenanceEnabled(false).withLease(Duration.ofSeconds(5)).withHeartbeatInterval(Duration.ofMillis(100)));
             Await.until(SOON, "the job running", () -> blocking.invocations.get() == 1);
@@ -445,12 +470,12 @@ class WorkerTest {
 
             store.setAvailable(false);
             JobContext ctx = blocking.contexts.getFirst();
-            assertThat(Await.holdsWithin(Duration.ofMillis(500), ctx::isCancelled)).as("cancelled during a 0.5 s outage").isFalse();
+            assertThat(Await.holdsWithin(Duration.ofMillis(500), ctx::isLeaseInJeopardy)).as("flagged during a 0.5 s outage").isFalse();
             store.setAvailable(true);
             blocking.release.countDown();
 
             awaitState(id, JobState.DONE);
-            assertThat(ctx.isCancelled()).isFalse();
+            assertThat(ctx.isLeaseInJeopardy()).isFalse();
         }
 
         @Test

@@ -10,6 +10,10 @@ import java.util.Optional;
  * build ("out of memory"): every statement that returns the row then fails, and a job the claim
  * cannot return stalls its queue. jobq refuses such texts before they are written.
  *
+ * <p>The same scan measures the two other things a stored payload can hold that the worker's JSON
+ * parser (Jackson, default limits) refuses: a number with more than 1,000 digits as printed, and
+ * nesting deeper than 1,000.
+ *
  * <p>The rendered length of one number, from its literal: with {@code n} significant mantissa digits,
  * {@code f} digits after the point and exponent {@code e}, the scale is {@code max(0, f - e)}; the
  * integer part has {@code n + e - f} digits when {@code e >= f}, else {@code max(1, n - scale)}; a
@@ -24,11 +28,19 @@ public final class JsonNumbers {
     public static final long MAX_RENDERED_GROWTH = 1L << 20;
 
     /**
-     * Longest number a payload may hold, as PostgreSQL prints it: 1,000 characters, the default
+     * Most digits a payload number may have as PostgreSQL prints it: 1,000, the default
      * {@code maxNumberLength} of Jackson's {@code StreamReadConstraints}, which the worker parses payloads
-     * with. {@code 1e1000} (1,001 digits) would be stored and then fail every run as "not valid JSON".
+     * with (it counts digits, not the sign or the point). {@code 1e1000} (1,001 digits) would be stored
+     * and then fail every run as "not valid JSON".
      */
     public static final long MAX_NUMBER_LENGTH = 1_000;
+
+    /**
+     * Deepest nesting of arrays and objects a payload may have: 1,000, the default {@code maxNestingDepth}
+     * of Jackson's {@code StreamReadConstraints}. PostgreSQL stores deeper values (up to its stack limit),
+     * which a worker could then not parse.
+     */
+    public static final int MAX_NESTING_DEPTH = 1_000;
 
     /** Exponents beyond this are "huge" (numeric's range ends near 10^131072 anyway). */
     private static final long EXPONENT_CAP = 1_000_000_000L;
@@ -52,46 +64,60 @@ public final class JsonNumbers {
      * What jsonb's rendering does to the numbers of {@code json}.
      *
      * @param growth as {@link #renderedGrowth}
-     * @param longestNumber the longest number as printed back, in characters (0 without numbers)
+     * @param mostDigits the most digits of one number as printed back (0 without numbers)
+     * @param maxDepth the deepest nesting of arrays and objects (0 for a scalar)
      */
-    public record Rendering(long growth, long longestNumber) {}
+    public record Rendering(long growth, long mostDigits, int maxDepth) {}
 
     /** Both measures of {@code json} in one pass; lenient as {@link #renderedGrowth}. */
     public static Rendering measure(CharSequence json) {
         long growth = 0;
         long longest = 0;
+        int depth = 0;
+        int maxDepth = 0;
         int i = 0;
         int len = json.length();
         while (i < len) {
             char c = json.charAt(i);
-            if (c == '"') {
+            if (c == '[' || c == '{') {
+                maxDepth = Math.max(maxDepth, ++depth);
+                i++;
+            } else if (c == ']' || c == '}') {
+                depth--;
+                i++;
+            } else if (c == '"') {
                 i = skipString(json, i + 1);
             } else if (c == '-' || (c >= '0' && c <= '9')) {
                 int end = numberEnd(json, i);
-                long rendered = renderedLength(json, i, end);
-                growth = saturatingAdd(growth, Math.max(0, rendered - (end - i)));
-                longest = Math.max(longest, rendered);
+                Printed printed = printed(json, i, end);
+                growth = saturatingAdd(growth, Math.max(0, printed.length() - (end - i)));
+                longest = Math.max(longest, printed.digits());
                 i = end;
             } else {
                 i++;
             }
         }
-        return new Rendering(growth, longest);
+        return new Rendering(growth, longest, maxDepth);
     }
 
     /**
      * Why a payload could be stored but not run, or empty: its numbers would grow by more than
-     * {@link #MAX_RENDERED_GROWTH} in all, or one would print longer than {@link #MAX_NUMBER_LENGTH}.
+     * {@link #MAX_RENDERED_GROWTH} in all, one would print with more than {@link #MAX_NUMBER_LENGTH}
+     * digits, or it nests deeper than {@link #MAX_NESTING_DEPTH}.
      *
      * @param name what to call the value in the message, e.g. "payload"
      */
     public static Optional<String> unreadablePayload(String name, CharSequence json) {
         Rendering r = measure(json);
         if (r.growth() > MAX_RENDERED_GROWTH) return Optional.of(tooLargeMessage(name, r.growth()));
-        if (r.longestNumber() > MAX_NUMBER_LENGTH) {
-            return Optional.of(name + " holds a number that PostgreSQL would print with " + r.longestNumber()
-                    + " characters (at most " + MAX_NUMBER_LENGTH + "; e.g. 1e1000 prints as 1,001 digits), which a"
+        if (r.mostDigits() > MAX_NUMBER_LENGTH) {
+            return Optional.of(name + " holds a number that PostgreSQL would print with " + r.mostDigits()
+                    + " digits (at most " + MAX_NUMBER_LENGTH + "; e.g. 1e1000 prints as 1,001 digits), which a"
                     + " worker's JSON parser refuses");
+        }
+        if (r.maxDepth() > MAX_NESTING_DEPTH) {
+            return Optional.of(name + " nests arrays and objects " + r.maxDepth() + " levels deep (at most "
+                    + MAX_NESTING_DEPTH + "), which a worker's JSON parser refuses");
         }
         return Optional.empty();
     }
@@ -144,6 +170,21 @@ public final class JsonNumbers {
 
     /** PostgreSQL's plain rendering length of the number literal {@code s[from, end)}. */
     static long renderedLength(CharSequence s, int from, int end) {
+        return printed(s, from, end).length();
+    }
+
+    /** A number as PostgreSQL prints it: sign, integer digits, and digits after the point (its scale). */
+    private record Printed(boolean negative, long integerDigits, long scale) {
+        long length() {
+            return (negative ? 1 : 0) + integerDigits + (scale > 0 ? 1 + scale : 0);
+        }
+
+        long digits() {
+            return integerDigits + scale;
+        }
+    }
+
+    private static Printed printed(CharSequence s, int from, int end) {
         int i = from;
         boolean negative = false;
         if (i < end && s.charAt(i) == '-') {
@@ -190,7 +231,7 @@ public final class JsonNumbers {
         } else {
             integerDigits = Math.max(1, significant - scale);
         }
-        return (negative ? 1 : 0) + integerDigits + (scale > 0 ? 1 + scale : 0);
+        return new Printed(negative, integerDigits, scale);
     }
 
     private static long saturatingAdd(long a, long b) {

@@ -60,12 +60,23 @@ class JsonNumbersTest {
 
     @Test
     void aSingleNumberLongerThanAWorkersParserAcceptsIsRefused() {
-        assertThat(JsonNumbers.measure("[1e999]").longestNumber()).isEqualTo(1_000);
+        assertThat(JsonNumbers.measure("[1e999]").mostDigits()).isEqualTo(1_000);
         JsonNumbers.requireReadableBack("payload", "{\"n\": 1e999}");
+        JsonNumbers.requireReadableBack("payload", "[-1e999, 1e-999]");  // sign and point are not digits
         assertThatThrownBy(() -> JsonNumbers.requireReadableBack("payload", "{\"n\": 1e1000}"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("1001 characters");
-        assertThatThrownBy(() -> JsonNumbers.requireReadableBack("payload", "[1e-999]"))
-                .as("0. and 999 fraction digits").hasMessageContaining("1001 characters");
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("1001 digits");
+        assertThatThrownBy(() -> JsonNumbers.requireReadableBack("payload", "[1e-1000]"))
+                .as("0. and 1,000 fraction digits").hasMessageContaining("1001 digits");
+    }
+
+    @Test
+    void nestingDeeperThanAWorkersParserAcceptsIsRefused() {
+        String deepest = "[".repeat(1_000) + "]".repeat(1_000);
+        assertThat(JsonNumbers.measure(deepest).maxDepth()).isEqualTo(1_000);
+        JsonNumbers.requireReadableBack("payload", deepest);
+        JsonNumbers.requireReadableBack("payload", "{\"a\": \"[[[[[[\"}");  // brackets in strings are text
+        assertThatThrownBy(() -> JsonNumbers.requireReadableBack("payload", "{\"a\": " + "[".repeat(1_000) + "]".repeat(1_000) + "}"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("1001 levels");
     }
 
     @Test
