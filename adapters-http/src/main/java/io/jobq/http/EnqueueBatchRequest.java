@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.jobq.application.port.NewJobBatch;
 import io.jobq.domain.job.Job;
+import io.jobq.domain.job.JsonNumbers;
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.job.TaskName;
 import io.jobq.domain.tenant.TenantId;
@@ -47,7 +48,7 @@ public record EnqueueBatchRequest(String task, List<String> payloads, String ten
                 throw ApiException.invalid("payloads", why);
             });
             String payload = JsonBodies.toJson(p);
-            JsonBodies.unreadable("payloads[" + i + "]", payload).ifPresent(why -> {
+            JsonNumbers.unreadablePayload("payloads[" + i + "]", payload).ifPresent(why -> {
                 throw ApiException.invalid("payloads", why);
             });
             payloads.add(payload);

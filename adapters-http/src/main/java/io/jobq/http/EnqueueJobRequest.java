@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.jobq.application.port.NewJob;
 import io.jobq.domain.job.Job;
+import io.jobq.domain.job.JsonNumbers;
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.job.TaskName;
 import io.jobq.domain.tenant.TenantId;
@@ -48,7 +49,7 @@ public record EnqueueJobRequest(String task, String payload, String tenant, Stri
             throw ApiException.invalid("payload", why);
         });
         String payload = JsonBodies.toJson(payloadNode);
-        JsonBodies.unreadable("payload", payload).ifPresent(why -> {
+        JsonNumbers.unreadablePayload("payload", payload).ifPresent(why -> {
             throw ApiException.invalid("payload", why);
         });
         return new EnqueueJobRequest(task, payload, tenant, queue, key, maxAttempts, delay);

@@ -11,7 +11,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.http.Context;
-import io.jobq.domain.job.JsonNumbers;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -254,14 +253,6 @@ final class JsonBodies {
             }
         }
         return Optional.empty();
-    }
-
-    /**
-     * Why {@code json} (as it will be sent to the store) could be stored but not read back or run, or
-     * empty: numbers that PostgreSQL prints far longer than written ({@link JsonNumbers}).
-     */
-    static Optional<String> unreadable(String name, String json) {
-        return JsonNumbers.unreadablePayload(name, json);
     }
 
     /** Why {@code s} cannot be stored (NUL, lone surrogate, malformed UTF-8), or empty. */

@@ -25,7 +25,7 @@ record ApiFixture(TestDatabase db, PostgresJobStore store, PrometheusMeterRegist
 
     /** Empties the tables between tests. */
     void reset() {
-        db.execute("TRUNCATE jobs, tenants RESTART IDENTITY");
+        db.emptyTables();
     }
 
     long count(String where) {

@@ -2,7 +2,6 @@ package io.jobq.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.jobq.application.fake.Await;
 import io.jobq.application.port.EnqueueResult;
@@ -45,13 +44,9 @@ class StoreConflictTest {
     @BeforeEach
     void setUp(TestDatabase db) {
         this.db = db;
-        db.execute("TRUNCATE jobs, tenants");
+        db.emptyTables();
         // As on a server whose default_transaction_isolation is SERIALIZABLE.
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(db.jdbcUrl());
-        config.setMaximumPoolSize(2);
-        config.setTransactionIsolation("TRANSACTION_SERIALIZABLE");
-        pool = new HikariDataSource(config);
+        pool = db.newPool(2, "TRANSACTION_SERIALIZABLE");
     }
 
     @AfterEach
@@ -76,9 +71,7 @@ class StoreConflictTest {
             st.executeUpdate("UPDATE tenants SET weight = 2 WHERE tenant = 'acme'");
             CompletableFuture<ApiClient.Reply> put =
                     CompletableFuture.supplyAsync(() -> client.put("/tenants/acme", "{\"weight\": 5}"));
-            Await.until(SOON, "the PUT waits for the tenant's row lock", () -> db.dsl().resultQuery(
-                    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")
-                    .fetchSingle(0, Long.class) > 0);
+            Await.until(SOON, "the PUT waits for the tenant's row lock", () -> db.sessionsWaitingOnLocks() > 0);
             holder.commit();
 
             ApiClient.Reply reply = put.get(SOON.toSeconds(), TimeUnit.SECONDS);

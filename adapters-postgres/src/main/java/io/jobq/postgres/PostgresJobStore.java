@@ -221,7 +221,8 @@ public final class PostgresJobStore implements JobStore {
         return run("complete", () -> {
             Optional<Job> done;
             long bytes = result.map(StoredText::utf8Length).orElse(0L);
-            long growth = result.map(JsonNumbers::renderedGrowth).orElse(0L);
+            // Only scanned once under the size cap; an oversized result is dropped anyway.
+            long growth = bytes > MAX_RESULT_BYTES ? 0 : result.map(JsonNumbers::renderedGrowth).orElse(0L);
             if (bytes > MAX_RESULT_BYTES) {
                 done = markDone(token, Optional.empty(), Optional.of("result not stored: " + bytes
                         + " bytes of JSON exceed the cap of " + MAX_RESULT_BYTES + " bytes"));

@@ -5,12 +5,9 @@ import static io.jobq.postgres.StoreFixtures.claim;
 import static io.jobq.postgres.StoreFixtures.job;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.jobq.postgres.testing.JdbcProxies;
 import io.jobq.postgres.testing.PostgresDatabaseExtension;
 import io.jobq.postgres.testing.TestDatabase;
-import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -40,7 +37,7 @@ class ClaimPlanTest {
 
     @BeforeAll
     static void fillHistory(TestDatabase db) {
-        db.execute("TRUNCATE jobs, tenants RESTART IDENTITY");
+        db.emptyTables();
         db.execute("INSERT INTO tenants (queue, tenant) VALUES ('default', 'history')");
         db.execute("""
                 INSERT INTO jobs (queue, tenant, task, state, vtime, attempts, started_at, finished_at)
@@ -120,12 +117,12 @@ class ClaimPlanTest {
         final List<Recorded> statements = new CopyOnWriteArrayList<>();
 
         DataSource wrap(DataSource target) {
-            return proxy(DataSource.class, target, (method, args, result) ->
+            return JdbcProxies.afterEachCall(DataSource.class, target, (method, args, result) ->
                     method.getName().equals("getConnection") ? connection((Connection) result) : result);
         }
 
         private Connection connection(Connection target) {
-            return proxy(Connection.class, target, (method, args, result) -> {
+            return JdbcProxies.afterEachCall(Connection.class, target, (method, args, result) -> {
                 if (method.getName().equals("prepareStatement") && args != null && args[0] instanceof String sql) {
                     Recorded r = new Recorded(sql, new TreeMap<>());
                     statements.add(r);
@@ -136,30 +133,12 @@ class ClaimPlanTest {
         }
 
         private PreparedStatement statement(PreparedStatement target, Recorded recorded) {
-            return proxy(PreparedStatement.class, target, (method, args, result) -> {
+            return JdbcProxies.afterEachCall(PreparedStatement.class, target, (method, args, result) -> {
                 if (method.getName().startsWith("set") && args != null && args.length >= 2 && args[0] instanceof Integer index) {
                     recorded.binds().put(index, method.getName().equals("setNull") ? null : args[1]);
                 }
                 return result;
             });
-        }
-
-        /** After the real call returns, lets {@code after} record it or replace the result. */
-        private interface After {
-            Object apply(Method method, Object[] args, Object result) throws Exception;
-        }
-
-        private static <T> T proxy(Class<T> type, T target, After after) {
-            InvocationHandler handler = (p, method, args) -> {
-                Object result;
-                try {
-                    result = method.invoke(target, args);
-                } catch (InvocationTargetException e) {
-                    throw e.getCause();
-                }
-                return after.apply(method, args, result);
-            };
-            return type.cast(Proxy.newProxyInstance(ClaimPlanTest.class.getClassLoader(), new Class<?>[] {type}, handler));
         }
     }
 }

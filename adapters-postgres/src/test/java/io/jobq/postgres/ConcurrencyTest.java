@@ -60,7 +60,7 @@ class ConcurrencyTest {
     @BeforeEach
     void setUp(TestDatabase db) {
         this.db = db;
-        db.execute("TRUNCATE jobs, tenants RESTART IDENTITY");
+        db.emptyTables();
         store = new PostgresJobStore(db.dataSource());
     }
 

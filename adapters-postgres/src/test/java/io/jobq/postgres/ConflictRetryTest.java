@@ -3,7 +3,6 @@ package io.jobq.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.jobq.application.fake.Await;
 import io.jobq.application.port.JobQueueException;
@@ -56,12 +55,8 @@ class ConflictRetryTest {
     @BeforeEach
     void setUp(TestDatabase db) {
         this.db = db;
-        db.execute("TRUNCATE jobs, tenants");
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(db.jdbcUrl());
-        config.setMaximumPoolSize(2);
-        config.setTransactionIsolation("TRANSACTION_SERIALIZABLE");
-        serializable = new HikariDataSource(config);
+        db.emptyTables();
+        serializable = db.newPool(2, "TRANSACTION_SERIALIZABLE");
         store = new PostgresJobStore(serializable);
         store.setWeight(TENANT, QUEUE, new TenantWeight(1));
     }
@@ -117,7 +112,7 @@ class ConflictRetryTest {
                 assertThat(st.executeUpdate()).isEqualTo(1);
             }
             CompletableFuture<T> result = CompletableFuture.supplyAsync(write);
-            Await.until(SOON, "the write waits for the tenant's row lock", () -> waitingOnLocks() > 0);
+            Await.until(SOON, "the write waits for the tenant's row lock", () -> db.sessionsWaitingOnLocks() > 0);
             holder.commit();
             try {
                 return result.get(SOON.toSeconds(), TimeUnit.SECONDS);
@@ -125,11 +120,6 @@ class ConflictRetryTest {
                 throw (Exception) e.getCause();
             }
         }
-    }
-
-    long waitingOnLocks() {
-        return db.dsl().resultQuery("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                + "AND wait_event_type = 'Lock'").fetchSingle(0, Long.class);
     }
 
     double weightInTheTable() {

@@ -44,7 +44,7 @@ class FairnessTest {
 
     @BeforeEach
     void setUp(TestDatabase db) {
-        db.execute("TRUNCATE jobs, tenants RESTART IDENTITY");
+        db.emptyTables();
         fair = new PostgresJobStore(db.dataSource(), PostgresJobStore.Options.DEFAULTS);
         fifo = new PostgresJobStore(db.dataSource(), PostgresJobStore.Options.DEFAULTS.withClaimOrder(ClaimOrder.FIFO));
     }

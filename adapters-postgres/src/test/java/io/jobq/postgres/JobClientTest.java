@@ -50,7 +50,7 @@ class JobClientTest {
     @BeforeEach
     void setUp(TestDatabase db) throws SQLException {
         this.db = db;
-        db.execute("TRUNCATE jobs, tenants RESTART IDENTITY");
+        db.emptyTables();
         // the caller's own business table, written in the same transaction as the enqueue
         db.execute("CREATE TABLE IF NOT EXISTS orders (id int PRIMARY KEY)");
         db.execute("TRUNCATE orders");

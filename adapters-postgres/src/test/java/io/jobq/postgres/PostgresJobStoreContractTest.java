@@ -23,7 +23,7 @@ class PostgresJobStoreContractTest extends JobStoreContract {
     void setUp(TestDatabase db) {
         this.db = db;
         // the database is the class's, shared by every test of the contract
-        db.execute("TRUNCATE jobs, tenants RESTART IDENTITY");
+        db.emptyTables();
         store = new PostgresJobStore(db.dataSource(), PostgresJobStore.Options.DEFAULTS.withBackoff(backoff()));
     }
 

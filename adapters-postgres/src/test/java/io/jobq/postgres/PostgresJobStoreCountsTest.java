@@ -23,7 +23,7 @@ class PostgresJobStoreCountsTest {
     @BeforeEach
     void setUp(TestDatabase db) {
         this.db = db;
-        db.execute("TRUNCATE jobs, tenants RESTART IDENTITY");
+        db.emptyTables();
         db.execute("INSERT INTO tenants (queue, tenant) VALUES ('default', 'acme'), ('mail', 'acme')");
         store = new PostgresJobStore(db.dataSource());
     }

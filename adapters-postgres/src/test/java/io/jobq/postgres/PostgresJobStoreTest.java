@@ -39,7 +39,7 @@ class PostgresJobStoreTest {
     @BeforeEach
     void setUp(TestDatabase db) {
         this.db = db;
-        db.execute("TRUNCATE jobs, tenants RESTART IDENTITY");
+        db.emptyTables();
         store = new PostgresJobStore(db.dataSource(), PostgresJobStore.Options.DEFAULTS.withBackoff(BACKOFF));
     }
 

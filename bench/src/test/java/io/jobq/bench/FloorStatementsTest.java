@@ -135,7 +135,7 @@ class FloorStatementsTest {
 
     /** An emptied table with identities restarted, and one queued no-op job of the bench's tenant. */
     private static void oneQueuedJob(TestDatabase db) {
-        db.execute("TRUNCATE jobs, tenants RESTART IDENTITY");
+        db.emptyTables();
         new PostgresJobStore(db.dataSource()).enqueueBatch(new NewJobBatch(TenantId.of("bench"), QueueName.DEFAULT,
                 NoopJobs.NOOP, List.of("{}"), Job.DEFAULT_MAX_ATTEMPTS, Duration.ZERO));
     }

@@ -1,9 +1,6 @@
 package io.jobq.bench;
 
-import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
-import java.lang.reflect.Proxy;
+import io.jobq.postgres.testing.JdbcProxies;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.util.ArrayList;
@@ -58,13 +55,13 @@ final class SqlRecorder {
 
     /** {@code ds}, handing out recorded connections. */
     DataSource wrap(DataSource ds) {
-        return proxy(DataSource.class, ds, (method, args, result) ->
+        return JdbcProxies.afterEachCall(DataSource.class, ds, (method, args, result) ->
                 result instanceof Connection c && method.getName().equals("getConnection") ? wrap(c) : result);
     }
 
     /** {@code c}, recording every prepared statement it creates. */
     Connection wrap(Connection c) {
-        return proxy(Connection.class, c, (method, args, result) ->
+        return JdbcProxies.afterEachCall(Connection.class, c, (method, args, result) ->
                 result instanceof PreparedStatement ps && method.getName().equals("prepareStatement")
                         ? recorded(ps, (String) args[0])
                         : result);
@@ -72,7 +69,7 @@ final class SqlRecorder {
 
     private PreparedStatement recorded(PreparedStatement ps, String sql) {
         TreeMap<Integer, String> bound = new TreeMap<>();
-        return proxy(PreparedStatement.class, ps, (method, args, result) -> {
+        return JdbcProxies.afterEachCall(PreparedStatement.class, ps, (method, args, result) -> {
             String name = method.getName();
             int n = args == null ? 0 : args.length;
             // Parameter setters are set*(int index, value, …); setFetchSize(int) and the like have one argument.
@@ -88,25 +85,4 @@ final class SqlRecorder {
         });
     }
 
-    /** What to hand back instead of a delegate's result: a wrapped one, or the result itself. */
-    private interface After {
-        Object apply(Method method, Object[] args, Object result);
-    }
-
-    /**
-     * A proxy that calls {@code target}, then lets {@code after} see the call. Recording after the call
-     * keeps a failed execution out of the record (it did not run), and a driver exception surfaces as itself.
-     */
-    private static <T> T proxy(Class<T> type, T target, After after) {
-        InvocationHandler h = (p, method, args) -> {
-            Object result;
-            try {
-                result = method.invoke(target, args);
-            } catch (InvocationTargetException e) {
-                throw e.getCause();
-            }
-            return after.apply(method, args, result);
-        };
-        return type.cast(Proxy.newProxyInstance(SqlRecorder.class.getClassLoader(), new Class<?>[] {type}, h));
-    }
 }

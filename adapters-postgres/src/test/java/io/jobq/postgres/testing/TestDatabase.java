@@ -1,5 +1,6 @@
 package io.jobq.postgres.testing;
 
+import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -25,6 +26,29 @@ public record TestDatabase(String name, String jdbcUrl, HikariDataSource dataSou
     /** A new connection outside the pool (for LISTEN, or to hold a transaction open); the caller closes it. */
     public Connection newConnection() throws SQLException {
         return DriverManager.getConnection(jdbcUrl);
+    }
+
+    /** Empties the queue's tables and restarts the job ids at 1: the set-up of a test sharing the class's database. */
+    public void emptyTables() {
+        execute("TRUNCATE jobs, tenants RESTART IDENTITY");
+    }
+
+    /**
+     * A new pool on this database whose connections use {@code isolation} (a HikariCP name such as
+     * {@code "TRANSACTION_SERIALIZABLE"}), as on a server configured that way; the caller closes it.
+     */
+    public HikariDataSource newPool(int maxSize, String isolation) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(jdbcUrl);
+        config.setMaximumPoolSize(maxSize);
+        config.setTransactionIsolation(isolation);
+        return new HikariDataSource(config);
+    }
+
+    /** How many sessions on this database are waiting for a lock right now: to know a statement is blocked. */
+    public long sessionsWaitingOnLocks() {
+        return dsl().resultQuery("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                + "AND wait_event_type = 'Lock'").fetchSingle(0, Long.class);
     }
 
     /** Runs one SQL statement and returns the update count, for test set-up. */

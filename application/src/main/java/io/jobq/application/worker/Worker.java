@@ -261,7 +261,7 @@ public final class Worker implements AutoCloseable {
         // Lease jeopardy is also checked on this clock, not only when a heartbeat fails: a heartbeat
         // that hangs (a dropped connection waits for the socket timeout) must not hide a lapsed lease.
         long checkEvery = Math.max(1, settings.effectiveHeartbeatInterval().toMillis());
-        timer.scheduleWithFixedDelay(this::checkLeaseJeopardy, checkEvery, checkEvery, TimeUnit.MILLISECONDS);
+        timer.scheduleWithFixedDelay(this::flagLeasesInJeopardy, checkEvery, checkEvery, TimeUnit.MILLISECONDS);
         heartbeatThread = Thread.ofPlatform().daemon(true).name("jobq-heartbeat-" + id).start(this::heartbeatLoop);
         if (settings.maintenanceEnabled()) {
             maintenanceThread = Thread.ofPlatform().daemon(true).name("jobq-maintenance-" + id)
@@ -366,7 +366,7 @@ public final class Worker implements AutoCloseable {
         int want = Math.min(free, settings.claimBatchSize());
         List<Job> jobs;
         // Taken before the request: the store's lease starts later than this, so a deadline counted from
-        // here can only be early, never late (see leaseInJeopardy).
+        // here can only be early, never late (see flagLeasesInJeopardy).
         long sentNanos = System.nanoTime();
         try {
             jobs = store.claim(new ClaimRequest(settings.queues(), id, want, settings.lease()));
@@ -605,7 +605,6 @@ public final class Worker implements AutoCloseable {
                 // Retry sooner than the period (but never later), so a short outage costs no lease.
                 wait = min(every, outage.next());
                 storeError("heartbeat", e, wait);
-                leaseInJeopardy(tokens);
                 continue;
             }
             long deadline = sentNanos + leaseNanosAsTheStoreCountsIt();
@@ -630,23 +629,14 @@ public final class Worker implements AutoCloseable {
         }
     }
 
-    /** The timer's lease check: {@link #leaseInJeopardy} over every run in hand. */
-    private void checkLeaseJeopardy() {
-        try {
-            leaseInJeopardy(List.copyOf(inHand.keySet()));
-        } catch (RuntimeException e) {
-            // a periodic task that throws is never run again: log and keep checking
-            log.atError().addKeyValue("worker", id).setCause(e).log("lease check of worker {} failed", id);
-        }
-    }
-
     /** The lease as the store applies it: whole milliseconds, so a deadline from it is never later than the store's. */
     private long leaseNanosAsTheStoreCountsIt() {
         return TimeUnit.MILLISECONDS.toNanos(settings.lease().toMillis());
     }
 
     /**
-     * After a failed heartbeat, and every heartbeat interval on the timer: flags every run whose lease
+     * Every heartbeat interval, on the timer (not in the heartbeat loop, which a hung call blocks): flags
+     * every run whose lease
      * may have lapsed by now ({@link JobContext#isLeaseInJeopardy()}), because no heartbeat reached the
      * store within a lease. Once the store is back, any worker's maintenance may reap such a lease and
      * run the job again, so a handler about to perform a side effect that must not happen twice can
@@ -655,18 +645,21 @@ public final class Worker implements AutoCloseable {
      * restart longer than a lease into a retry, where case R10 expects the runs to go on and finish.
      * The outcome is still offered to the store; the fence decides whether it counts.
      */
-    private void leaseInJeopardy(List<FencingToken> tokens) {
-        long now = System.nanoTime();
-        for (FencingToken token : tokens) {
-            Run run = inHand.get(token);
-            if (run == null || run.inJeopardy || run.leaseLost || now - run.leaseDeadlineNanos < 0) continue;
-            if (run.phase.get() != Phase.RUNNING) continue;
-            run.inJeopardy = true;
-            String reason = "lease in jeopardy: no heartbeat reached the store within the " + settings.lease().toMillis()
-                    + " ms lease, so another worker may take run " + token + " over once the store is back";
-            run.context.markLeaseInJeopardy(reason);
-            jobLog(log.atWarn(), run.job).log("job {} attempt {}: {}; the run goes on, and the store's fence decides"
-                    + " whether its outcome counts", run.job.id(), run.job.attempts(), reason);
+    private void flagLeasesInJeopardy() {
+        try {
+            long now = System.nanoTime();
+            for (Run run : inHand.values()) {
+                if (run.context.isLeaseInJeopardy() || run.leaseLost || now - run.leaseDeadlineNanos < 0) continue;
+                if (run.phase.get() != Phase.RUNNING) continue;
+                String reason = "lease in jeopardy: no heartbeat reached the store within the " + settings.lease().toMillis()
+                        + " ms lease, so another worker may take run " + run.token + " over once the store is back";
+                run.context.markLeaseInJeopardy(reason);
+                jobLog(log.atWarn(), run.job).log("job {} attempt {}: {}; the run goes on, and the store's fence decides"
+                        + " whether its outcome counts", run.job.id(), run.job.attempts(), reason);
+            }
+        } catch (RuntimeException e) {
+            // a periodic task that throws is never run again: log and keep checking
+            log.atError().addKeyValue("worker", id).setCause(e).log("lease check of worker {} failed", id);
         }
     }
 
@@ -855,8 +848,6 @@ public final class Worker implements AutoCloseable {
          * the store's own expiry, which counts from when the statement ran.
          */
         volatile long leaseDeadlineNanos;
-        /** Set once the run was cancelled because its lease may have lapsed; warned about once. */
-        volatile boolean inJeopardy;
         /** Why the run timed out, when it did (the context's reason may be an earlier cancellation). */
         volatile String timeoutReason;
         volatile Thread thread;
