@@ -1,12 +1,11 @@
 package io.jobq.domain.job;
 
-import java.util.EnumSet;
 import java.util.Locale;
-import java.util.Set;
 
 /**
- * Where a job is in its life. Each constant says who moves a job out of it; {@link #canMoveTo}
- * is the whole transition table and {@link #moveTo} refuses everything else.
+ * Where a job is in its life. Each constant says who moves a job out of it. The transitions are
+ * enforced where they happen, by the stores' fenced writes (each names the state it moves from), not
+ * by a table here that production would never consult.
  *
  * <pre>
  * scheduled ──promotion──▶ queued ──claim──▶ running ──complete──▶ done
@@ -31,49 +30,6 @@ public enum JobState {
     DONE,
     /** Failed permanently or out of attempts. Only an operator's retry moves it (to queued). */
     DEAD;
-
-    private static final Set<JobState> FROM_SCHEDULED = EnumSet.of(QUEUED);
-    private static final Set<JobState> FROM_QUEUED = EnumSet.of(RUNNING);
-    private static final Set<JobState> FROM_RUNNING = EnumSet.of(DONE, SCHEDULED, DEAD);
-    private static final Set<JobState> FROM_DONE = EnumSet.noneOf(JobState.class);
-    private static final Set<JobState> FROM_DEAD = EnumSet.of(QUEUED);
-
-    /** The states a job may move to from this one; empty for {@link #DONE}. */
-    public Set<JobState> successors() {
-        return EnumSet.copyOf(switch (this) {
-            case SCHEDULED -> FROM_SCHEDULED;
-            case QUEUED -> FROM_QUEUED;
-            case RUNNING -> FROM_RUNNING;
-            case DONE -> EnumSet.noneOf(JobState.class);
-            case DEAD -> FROM_DEAD;
-        });
-    }
-
-    /** Whether the table allows {@code this → next}. A state never moves to itself. */
-    public boolean canMoveTo(JobState next) {
-        return switch (this) {
-            case SCHEDULED -> FROM_SCHEDULED.contains(next);
-            case QUEUED -> FROM_QUEUED.contains(next);
-            case RUNNING -> FROM_RUNNING.contains(next);
-            case DONE -> FROM_DONE.contains(next);
-            case DEAD -> FROM_DEAD.contains(next);
-        };
-    }
-
-    /**
-     * Returns {@code next} if {@code this → next} is legal.
-     *
-     * @throws IllegalStateTransitionException if the table does not allow it
-     */
-    public JobState moveTo(JobState next) {
-        if (!canMoveTo(next)) throw new IllegalStateTransitionException(this, next);
-        return next;
-    }
-
-    /** Whether no transition leads out of this state. */
-    public boolean isTerminal() {
-        return this == DONE;
-    }
 
     /** The stored and wire form: {@code "scheduled"}, {@code "queued"}, … */
     public String dbName() {

@@ -13,9 +13,4 @@ public record Lease(WorkerId owner, Instant expiry) {
         Objects.requireNonNull(owner, "owner");
         Objects.requireNonNull(expiry, "expiry");
     }
-
-    /** Whether the lease has lapsed at {@code now} (expiry is exclusive: at expiry it has lapsed). */
-    public boolean isExpiredAt(Instant now) {
-        return !now.isBefore(expiry);
-    }
 }
