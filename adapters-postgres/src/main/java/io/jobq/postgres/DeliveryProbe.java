@@ -122,11 +122,12 @@ final class DeliveryProbe {
         warned = true;
         outstanding = true;
         log.warn("wake-up listener: a test notification sent from another session did not come back within {} ms, so "
-                + "wake-ups are not delivered to this worker although LISTEN succeeded. This is what a transaction-mode "
-                + "pooler (PgBouncer with pool_mode=transaction, RDS Proxy, pgcat, Supavisor, Odyssey) does: it hands the "
-                + "session that ran LISTEN to other clients and drops its notifications. Connect the worker's listener "
-                + "directly to PostgreSQL or through a session-mode pool. Until then the worker polls (every poll "
-                + "interval) and jobq_listener_delivering is 0; this is checked again every {} s and on every reconnect.",
+                + "wake-ups are not delivered to this worker although LISTEN succeeded. The usual cause is a "
+                + "transaction-mode pooler between the worker and PostgreSQL (PgBouncer with pool_mode=transaction, pgcat, "
+                + "Supavisor, Odyssey, or a proxy such as RDS Proxy that multiplexes sessions): it hands the session that "
+                + "ran LISTEN to other clients and drops its notifications. Connect the worker's listener directly to "
+                + "PostgreSQL or through a session-mode pool. Until then the worker polls (every poll interval) and "
+                + "jobq_listener_delivering is 0; this is checked again every {} s and on every reconnect.",
                 timeout.toMillis(), interval.toSeconds());
     }
 

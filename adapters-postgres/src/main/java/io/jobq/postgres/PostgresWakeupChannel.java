@@ -32,8 +32,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>LISTEN needs a real session. Where connecting fails, the channel logs a warning on every failed
  * attempt and an error once after five in a row, and reports {@link #isConnected()} false. Where it
- * connects but nothing is delivered — a transaction-mode pooler (PgBouncer, RDS Proxy, pgcat) accepts
- * LISTEN and then hands the session to other clients — a {@link DeliveryProbe} finds out: after every
+ * connects but nothing is delivered — a transaction-mode pooler (PgBouncer, pgcat) accepts LISTEN and
+ * then hands the session to other clients — a {@link DeliveryProbe} finds out: after every
  * (re)connect and every {@code probeInterval} the channel NOTIFYs itself over the pool, and when that
  * does not come back within {@code probeTimeout} it logs a WARN naming poolers (once per connection)
  * and reports {@link #isDelivering()} false. Either way the worker lives on its fallback poll.
