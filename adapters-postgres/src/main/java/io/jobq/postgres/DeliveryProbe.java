@@ -103,7 +103,7 @@ final class DeliveryProbe {
         if (sent.isCompletedExceptionally()) {
             // Says nothing about delivery: leave the gauge as it is and try again soon.
             log.warn("wake-up listener: could not send its test notification ({}); trying again in {} ms",
-                    PostgresWakeupChannel.describe(sent.exceptionNow()), timeout.toMillis());
+                    describe(sent.exceptionNow()), timeout.toMillis());
             token = null;
             nextProbeNanos = nowNanos + timeout.toNanos();
         } else if (nowNanos - sent.join() > timeout.toNanos()) {
@@ -129,6 +129,11 @@ final class DeliveryProbe {
                 + "PostgreSQL or through a session-mode pool. Until then the worker polls (every poll interval) and "
                 + "jobq_listener_delivering is 0; this is checked again every {} s and on every reconnect.",
                 timeout.toMillis(), interval.toSeconds());
+    }
+
+    /** A failure in one line for a log: its message, or its type when it has none. */
+    private static String describe(Throwable e) {
+        return e.getMessage() == null ? e.toString() : e.getMessage();
     }
 
     private void send() {

@@ -225,11 +225,6 @@ public final class PostgresWakeupChannel implements WakeupChannel {
         }
     }
 
-    /** A failure in one line for a log: its message, or its type when it has none. */
-    static String describe(Throwable e) {
-        return e.getMessage() == null ? e.toString() : e.getMessage();
-    }
-
     @Override
     public void wake(QueueName queue) {
         try (Connection c = pool.getConnection(); var st = c.prepareStatement("SELECT pg_notify(?, ?)")) {

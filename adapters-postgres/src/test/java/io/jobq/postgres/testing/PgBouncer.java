@@ -39,6 +39,7 @@ public final class PgBouncer implements AutoCloseable {
     private final int poolSize;
     private final Path dir;
     private final int port;
+    private final Thread shutdownHook = new Thread(this::stop, "stop-test-pgbouncer");
     private Process process;
 
     private PgBouncer(TestDatabase db, int poolSize, Path dir, int port) {
@@ -56,8 +57,13 @@ public final class PgBouncer implements AutoCloseable {
     public static PgBouncer start(TestDatabase db, PoolMode mode, int poolSize) {
         try {
             PgBouncer b = new PgBouncer(db, poolSize, Files.createTempDirectory("jobq-pgbouncer"), freePort());
-            b.launch(mode);
-            Runtime.getRuntime().addShutdownHook(new Thread(b::stop, "stop-test-pgbouncer"));
+            Runtime.getRuntime().addShutdownHook(b.shutdownHook);
+            try {
+                b.launch(mode);
+            } catch (RuntimeException e) {
+                b.close(); // the exception carries PgBouncer's log
+                throw e;
+            }
             return b;
         } catch (IOException e) {
             throw new IllegalStateException("cannot prepare PgBouncer: " + e.getMessage(), e);
@@ -77,10 +83,21 @@ public final class PgBouncer implements AutoCloseable {
         launch(mode);
     }
 
-    /** Stops PgBouncer; its clients see their connections close. Idempotent. */
+    /** Stops PgBouncer (its clients see their connections close) and deletes its files. Idempotent. */
     @Override
     public void close() {
         stop();
+        try {
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException shuttingDown) {
+            // the hook is running or has run: nothing to remove
+        }
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path f : files.toList()) Files.deleteIfExists(f);
+            Files.deleteIfExists(dir);
+        } catch (IOException e) {
+            // a leftover temp directory is harmless
+        }
     }
 
     private synchronized void stop() {
@@ -159,14 +176,18 @@ public final class PgBouncer implements AutoCloseable {
 
     private static Path binary() {
         Optional<Path> fromEnv = Optional.ofNullable(System.getenv(ENV)).filter(v -> !v.isBlank()).map(Path::of);
+        if (fromEnv.isPresent()) {
+            if (Files.isExecutable(fromEnv.get())) return fromEnv.get();
+            throw new IllegalStateException(ENV + "=" + fromEnv.get() + " is not an executable file");
+        }
         Stream<Path> onPath = Stream.of(System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator))
                 .filter(d -> !d.isEmpty()).map(d -> Path.of(d, "pgbouncer"));
-        return Stream.concat(fromEnv.stream(), Stream.concat(onPath, Stream.of(Path.of("/usr/sbin/pgbouncer"))))
+        return Stream.concat(onPath, Stream.of(Path.of("/usr/sbin/pgbouncer")))
                 .filter(Files::isExecutable).findFirst()
                 .orElseThrow(() -> new IllegalStateException("""
-                        The pooler tests need a real PgBouncer and none was found (%s, the PATH, /usr/sbin/pgbouncer). \
+                        The pooler tests need a real PgBouncer and none was found (on the PATH or at /usr/sbin/pgbouncer). \
                         Install it (Debian/Ubuntu: apt-get install pgbouncer; .ci/run does) or set %s to the binary."""
-                        .formatted(ENV, ENV)));
+                        .formatted(ENV)));
     }
 
     private static int freePort() throws IOException {
