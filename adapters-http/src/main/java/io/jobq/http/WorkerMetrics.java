@@ -16,6 +16,10 @@ import java.util.Optional;
  * <ul>
  *   <li>{@code jobq_listener_connected}: 1 while the wake-up listener holds its LISTEN session, else 0
  *       (the worker then lives on its fallback poll: jobs start up to one poll interval late);
+ *   <li>{@code jobq_listener_delivering}: 1 while wake-ups are known to arrive (the listener's own test
+ *       notification came back), else 0: disconnected, a test still on its way, or one that never came
+ *       back, typically because a transaction-mode pooler sits in between (LISTEN "works" there, but
+ *       nothing is delivered). Then too the worker lives on its fallback poll;
  *   <li>{@code jobq_listener_reconnects_total}: times the listener re-established LISTEN after losing it;
  *   <li>{@code jobq_listener_failed_attempts}: consecutive failed attempts to establish LISTEN since the
  *       last success, 0 while connected; a growing number means LISTEN cannot work from this worker
@@ -57,6 +61,10 @@ public final class WorkerMetrics implements WorkerListener {
         wakeups.ifPresent(channel -> {
             Gauge.builder("jobq.listener.connected", channel, c -> c.isConnected() ? 1 : 0)
                     .description("1 while the wake-up listener holds its LISTEN session, 0 while the worker only polls")
+                    .strongReference(true)
+                    .register(registry);
+            Gauge.builder("jobq.listener.delivering", channel, c -> c.isDelivering() ? 1 : 0)
+                    .description("1 while the listener's own test notification comes back, 0 while the worker only polls")
                     .strongReference(true)
                     .register(registry);
             FunctionCounter.builder("jobq.listener.reconnects", channel, WakeupChannel::reconnects)

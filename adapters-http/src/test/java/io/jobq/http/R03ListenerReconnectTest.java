@@ -80,8 +80,9 @@ class R03ListenerReconnectTest {
                 .listener(WorkerMetrics.bind(registry, Optional.of(channel))).build();
         worker.start();
         try {
-            Await.until(Duration.ofSeconds(10), "listener connected", channel::isConnected);
+            Await.until(Duration.ofSeconds(10), "listener connected and delivering", channel::isDelivering);
             assertThat(metric(client, "jobq_listener_connected")).isEqualTo(1.0);
+            assertThat(metric(client, "jobq_listener_delivering")).isEqualTo(1.0);
             assertThat(metric(client, "jobq_listener_reconnects_total")).isEqualTo(0.0);
 
             // Baseline: claimed < 500 ms after enqueue.
@@ -108,10 +109,11 @@ class R03ListenerReconnectTest {
             System.out.printf("R03: 50 listener deaths, worst enqueue→done %d ms%n", worst);
 
             assertThat(db.dsl().resultQuery("SELECT count(*) FROM jobs WHERE state = 'done'").fetchSingle(0, Long.class)).isEqualTo(51);
-            Await.until(Duration.ofSeconds(10), "50 reconnects counted",
-                    () -> channel.reconnects() == 50 && channel.isConnected());
+            Await.until(Duration.ofSeconds(10), "50 reconnects counted, delivery proven after the last",
+                    () -> channel.reconnects() == 50 && channel.isDelivering());
             assertThat(metric(client, "jobq_listener_reconnects_total")).isEqualTo(50.0);
             assertThat(metric(client, "jobq_listener_connected")).isEqualTo(1.0);
+            assertThat(metric(client, "jobq_listener_delivering")).isEqualTo(1.0);
             assertThat(metric(client, "jobq_listener_failed_attempts")).isEqualTo(0.0);
             assertThat(metric(client, "jobq_maintenance_errors_total")).isEqualTo(0.0);
         } finally {
@@ -147,6 +149,7 @@ class R03ListenerReconnectTest {
                             && e.getFormattedMessage().contains("LISTEN could not be established")
                             && e.getFormattedMessage().contains("polling")));
             assertThat(metric(client, "jobq_listener_connected")).isEqualTo(0.0);
+            assertThat(metric(client, "jobq_listener_delivering")).isEqualTo(0.0);
             assertThat(metric(client, "jobq_listener_failed_attempts")).isGreaterThanOrEqualTo(5.0);
             assertThat(metric(client, "jobq_listener_reconnects_total")).isEqualTo(0.0);
 

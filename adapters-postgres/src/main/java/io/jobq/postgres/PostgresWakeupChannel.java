@@ -30,9 +30,18 @@ import org.slf4j.LoggerFactory;
  * sent while it was away are lost. The LISTEN is established BEFORE that catch-up call, so a job
  * enqueued at any moment is either caught by the catch-up pass or notified afterwards.
  *
- * <p>LISTEN needs a real session: behind a transaction-mode pooler (PgBouncer) it cannot work. The
- * channel then logs a warning on every failed attempt, an error once after five in a row, reports
- * {@link #isConnected()} false, and the worker lives on its fallback poll.
+ * <p>LISTEN needs a real session. Where connecting fails, the channel logs a warning on every failed
+ * attempt and an error once after five in a row, and reports {@link #isConnected()} false. Where it
+ * connects but nothing is delivered — a transaction-mode pooler (PgBouncer, pgcat) accepts LISTEN and
+ * then hands the session to other clients — a {@link DeliveryProbe} finds out: after every
+ * (re)connect and every {@code probeInterval} the channel NOTIFYs itself over the pool, and when that
+ * does not come back within {@code probeTimeout} it logs a WARN naming poolers (once per connection)
+ * and reports {@link #isDelivering()} false. Either way the worker lives on its fallback poll.
+ *
+ * <p>No {@link Throwable} ends the listener thread: an exception or {@link Error} from the connection
+ * is logged and followed by a reconnect after the backoff; one from {@code onWakeup} is logged and the
+ * connection kept. (A VM error that leaves the process unusable is the launcher's to handle, e.g. by
+ * exiting on OutOfMemoryError.)
  */
 public final class PostgresWakeupChannel implements WakeupChannel {
     private static final Logger log = LoggerFactory.getLogger(PostgresWakeupChannel.class);
@@ -41,23 +50,51 @@ public final class PostgresWakeupChannel implements WakeupChannel {
      * @param pollTimeout longest wait for a notification before checking for shutdown. Default: 250 ms.
      * @param checkInterval quiet time after which a no-op query checks the connection. Default: 5 s.
      * @param maxBackoff the longest pause between reconnect attempts. Default: 5 s.
+     * @param probeTimeout how long the test notification may take to come back, counted from its
+     *     commit, before wake-ups count as not delivered. Default: 5 s (a healthy server takes
+     *     milliseconds; the margin is for a loaded one).
+     * @param probeInterval how often a connected listener sends a test notification again. Default: 1 min.
      */
-    public record Options(Duration pollTimeout, Duration checkInterval, Duration maxBackoff) {
-        public static final Options DEFAULTS = new Options(Duration.ofMillis(250), Duration.ofSeconds(5), Duration.ofSeconds(5));
+    public record Options(Duration pollTimeout, Duration checkInterval, Duration maxBackoff, Duration probeTimeout,
+            Duration probeInterval) {
+        public static final Options DEFAULTS = new Options(Duration.ofMillis(250), Duration.ofSeconds(5), Duration.ofSeconds(5),
+                Duration.ofSeconds(5), Duration.ofMinutes(1));
 
         public Options {
             Objects.requireNonNull(pollTimeout, "pollTimeout");
             Objects.requireNonNull(checkInterval, "checkInterval");
             Objects.requireNonNull(maxBackoff, "maxBackoff");
+            Objects.requireNonNull(probeTimeout, "probeTimeout");
+            Objects.requireNonNull(probeInterval, "probeInterval");
             if (pollTimeout.toMillis() < 1) throw new IllegalArgumentException("pollTimeout must be >= 1 ms, was " + pollTimeout);
             if (checkInterval.compareTo(pollTimeout) < 0) throw new IllegalArgumentException("checkInterval must be >= pollTimeout");
             if (maxBackoff.toMillis() < 100) throw new IllegalArgumentException("maxBackoff must be >= 100 ms, was " + maxBackoff);
+            if (probeTimeout.toMillis() < 1) throw new IllegalArgumentException("probeTimeout must be >= 1 ms, was " + probeTimeout);
+            if (probeInterval.compareTo(probeTimeout) < 0) throw new IllegalArgumentException("probeInterval must be >= probeTimeout");
         }
+
+        /** The first three settings, with the default probe timeout and interval. */
+        public Options(Duration pollTimeout, Duration checkInterval, Duration maxBackoff) {
+            this(pollTimeout, checkInterval, maxBackoff, DEFAULTS.probeTimeout, DEFAULTS.probeInterval);
+        }
+
+        /** These options with another probe timeout and interval. */
+        public Options withProbe(Duration timeout, Duration interval) {
+            return new Options(pollTimeout, checkInterval, maxBackoff, timeout, interval);
+        }
+    }
+
+    /** Opens the dedicated LISTEN connection; a seam for tests that inject failures. */
+    @FunctionalInterface
+    interface Opener {
+        Connection open(String url) throws SQLException;
     }
 
     private final String listenUrl;
     private final DataSource pool;
     private final Options options;
+    private final Opener opener;
+    private final DeliveryProbe probe;
     private final AtomicLong reconnects = new AtomicLong();
     private final AtomicLong failedAttempts = new AtomicLong();
     private volatile boolean connected;
@@ -68,12 +105,18 @@ public final class PostgresWakeupChannel implements WakeupChannel {
     /**
      * @param listenUrl JDBC URL (with credentials) for the dedicated LISTEN connection; must reach
      *     PostgreSQL directly, not through a transaction-mode pooler
-     * @param pool the pool used by {@link #wake}
+     * @param pool the pool used by {@link #wake} and to send the test notifications (see the class comment)
      */
     public PostgresWakeupChannel(String listenUrl, DataSource pool, Options options) {
+        this(listenUrl, pool, options, DriverManager::getConnection);
+    }
+
+    PostgresWakeupChannel(String listenUrl, DataSource pool, Options options, Opener opener) {
         this.listenUrl = Objects.requireNonNull(listenUrl, "listenUrl");
         this.pool = Objects.requireNonNull(pool, "pool");
         this.options = Objects.requireNonNull(options, "options");
+        this.opener = Objects.requireNonNull(opener, "opener");
+        this.probe = new DeliveryProbe(pool, options.probeTimeout(), options.probeInterval());
     }
 
     public PostgresWakeupChannel(String listenUrl, DataSource pool) {
@@ -86,18 +129,25 @@ public final class PostgresWakeupChannel implements WakeupChannel {
         Set<String> names = queues.stream().map(QueueName::value).collect(Collectors.toUnmodifiableSet());
         Objects.requireNonNull(onWakeup, "onWakeup");
         running = true;
-        thread = Thread.ofPlatform().daemon().name("jobq-listener").start(() -> listenLoop(names, onWakeup));
+        thread = Thread.ofPlatform().daemon().name("jobq-listener")
+                // Reachable only if the handling in listenLoop's catch fails itself (out of memory): still not silent.
+                .uncaughtExceptionHandler((t, e) -> log.error("the wake-up listener thread ended; the worker only polls now", e))
+                .start(() -> listenLoop(names, onWakeup));
     }
 
     private void listenLoop(Set<String> queues, Runnable onWakeup) {
         long backoffMs = 100;
         boolean everConnected = false;
         while (running) {
-            try (Connection c = DriverManager.getConnection(listenUrl)) {
+            try (Connection c = opener.open(listenUrl)) {
                 connection = c;
                 try (Statement st = c.createStatement()) {
-                    st.execute("LISTEN " + Enqueuer.CHANNEL);
+                    // One statement, so one transaction: through a pooler both land on the same server session,
+                    // and a probe that comes back proves the wake-up channel too. Wake-up channel last and no space
+                    // after ';', so pg_stat_activity.query still reads exactly "LISTEN jobq_wakeup".
+                    st.execute("LISTEN " + probe.channel() + ";LISTEN " + Enqueuer.CHANNEL);
                 }
+                probe.connected(System.nanoTime());
                 connected = true;
                 failedAttempts.set(0);
                 backoffMs = 100;
@@ -111,10 +161,13 @@ public final class PostgresWakeupChannel implements WakeupChannel {
                 // Catch up on whatever was enqueued while we were not listening; LISTEN is already active.
                 safeRun(onWakeup);
                 receive(c, queues, onWakeup);
-            } catch (SQLException | RuntimeException e) {
+            } catch (Throwable e) {
                 if (!running) break;
                 long failures = failedAttempts.incrementAndGet();
-                if (connected) {
+                if (!(e instanceof SQLException)) {
+                    // Not a database failure: a bug or an Error. Loud, with the stack, but the thread carries on.
+                    log.error("wake-up listener failed unexpectedly; reconnecting in {} ms, polling meanwhile", backoffMs, e);
+                } else if (connected) {
                     log.warn("wake-up listener lost its connection: {}; reconnecting", e.getMessage());
                 } else if (failures == 5) {
                     log.error("LISTEN could not be established {} times in a row ({}). Is the worker behind a "
@@ -125,6 +178,7 @@ public final class PostgresWakeupChannel implements WakeupChannel {
                 }
             } finally {
                 connected = false;
+                probe.disconnected();
                 connection = null;
             }
             if (!running) break;
@@ -143,11 +197,15 @@ public final class PostgresWakeupChannel implements WakeupChannel {
         int timeout = (int) Math.min(Integer.MAX_VALUE, options.pollTimeout().toMillis());
         long quietSince = System.nanoTime();
         while (running) {
+            probe.tick(System.nanoTime());
             PGNotification[] notifications = pg.getNotifications(timeout);
             if (notifications != null && notifications.length > 0) {
                 quietSince = System.nanoTime();
                 boolean ours = false;
-                for (PGNotification n : notifications) ours |= queues.contains(n.getParameter());
+                for (PGNotification n : notifications) {
+                    if (n.getName().equals(probe.channel())) probe.received(n.getParameter(), quietSince);
+                    else ours |= queues.contains(n.getParameter());
+                }
                 if (ours) safeRun(onWakeup);
             } else if (System.nanoTime() - quietSince > options.checkInterval().toNanos()) {
                 try (Statement st = c.createStatement()) {
@@ -161,8 +219,9 @@ public final class PostgresWakeupChannel implements WakeupChannel {
     private static void safeRun(Runnable onWakeup) {
         try {
             onWakeup.run();
-        } catch (RuntimeException e) {
-            log.warn("wake-up callback failed", e);
+        } catch (Throwable e) {
+            // The connection is fine; the callback is not ours to fix. Keep listening.
+            log.error("wake-up callback failed", e);
         }
     }
 
@@ -180,6 +239,21 @@ public final class PostgresWakeupChannel implements WakeupChannel {
     @Override
     public boolean isConnected() {
         return connected;
+    }
+
+    /**
+     * Whether the latest test notification came back on the current LISTEN connection (see the class
+     * comment): false while disconnected, until the first one after a (re)connect returns (normally
+     * milliseconds), and after one did not return within {@code probeTimeout}.
+     */
+    @Override
+    public boolean isDelivering() {
+        return probe.delivering();
+    }
+
+    /** The channel this listener's test notifications use, so a test can watch them from outside. */
+    String probeChannel() {
+        return probe.channel();
     }
 
     @Override

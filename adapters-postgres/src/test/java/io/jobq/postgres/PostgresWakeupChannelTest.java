@@ -3,19 +3,26 @@ package io.jobq.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jobq.domain.job.QueueName;
+import io.jobq.postgres.testing.JdbcProxies;
 import io.jobq.postgres.testing.PostgresDatabaseExtension;
 import io.jobq.postgres.testing.TestDatabase;
+import java.sql.Connection;
+import java.sql.DriverManager;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-/** LISTEN on a real server: wake-ups arrive, and the listener survives its backend being killed. */
+/**
+ * LISTEN on a real server: wake-ups arrive and are proven to (delivering), and the listener survives its
+ * backend being killed and any Throwable from its callback or its connection.
+ */
 @ExtendWith(PostgresDatabaseExtension.class)
 class PostgresWakeupChannelTest {
 
@@ -39,6 +46,7 @@ class PostgresWakeupChannelTest {
     void connectsAndCatchesUpOnceThenWakesOnEachEnqueue() throws InterruptedException {
         assertThat(wakeups.tryAcquire(5, TimeUnit.SECONDS)).as("catch-up call after the first LISTEN").isTrue();
         assertThat(channel.isConnected()).isTrue();
+        await(channel::isDelivering);
         new PostgresJobStore(db.dataSource()).enqueue(StoreFixtures.job("t"));
         assertThat(wakeups.tryAcquire(10, TimeUnit.SECONDS)).as("woken by the enqueue's NOTIFY").isTrue();
         channel.wake(QueueName.DEFAULT);
@@ -76,6 +84,53 @@ class PostgresWakeupChannelTest {
             broken.start(Set.of(QueueName.DEFAULT), () -> {});
             await(() -> broken.failedAttempts() >= 2);
             assertThat(broken.isConnected()).isFalse();
+        }
+    }
+
+    /** An Error that is not a VirtualMachineError: what the listener must survive, without tripping a JVM-wide policy. */
+    static final class InjectedError extends Error {
+        InjectedError(String where) {
+            super("injected into " + where);
+        }
+    }
+
+    @Test
+    void anErrorFromTheCallbackIsLoggedAndTheConnectionKept() throws InterruptedException {
+        AtomicInteger calls = new AtomicInteger();
+        Semaphore woken = new Semaphore(0);
+        try (var c = new PostgresWakeupChannel(db.jdbcUrl(), db.dataSource())) {
+            c.start(Set.of(QueueName.DEFAULT), () -> {
+                woken.release();
+                if (calls.incrementAndGet() == 1) throw new InjectedError("the callback");
+            });
+            assertThat(woken.tryAcquire(5, TimeUnit.SECONDS)).as("the catch-up call, which throws").isTrue();
+            await(c::isDelivering);
+            c.wake(QueueName.DEFAULT);
+            assertThat(woken.tryAcquire(10, TimeUnit.SECONDS)).as("woken again after the Error").isTrue();
+            assertThat(c.reconnects()).as("the connection was kept").isZero();
+        }
+    }
+
+    @Test
+    void anErrorFromTheConnectionIsFollowedByAReconnect() throws InterruptedException {
+        AtomicInteger opened = new AtomicInteger();
+        PostgresWakeupChannel.Opener failing = url -> switch (opened.incrementAndGet()) {
+            case 1 -> throw new InjectedError("opening the connection");
+            // LISTEN succeeds on the real connection, then receiving throws.
+            case 2 -> JdbcProxies.afterEachCall(Connection.class, DriverManager.getConnection(url), (method, args, result) -> {
+                if (method.getName().equals("unwrap")) throw new InjectedError("the connection");
+                return result;
+            });
+            default -> DriverManager.getConnection(url);
+        };
+        Semaphore woken = new Semaphore(0);
+        try (var c = new PostgresWakeupChannel(db.jdbcUrl(), db.dataSource(), PostgresWakeupChannel.Options.DEFAULTS, failing)) {
+            c.start(Set.of(QueueName.DEFAULT), woken::release);
+            await(() -> opened.get() >= 3 && c.isDelivering());
+            woken.drainPermits();
+            c.wake(QueueName.DEFAULT);
+            assertThat(woken.tryAcquire(10, TimeUnit.SECONDS)).as("woken after two Errors").isTrue();
+            assertThat(c.reconnects()).as("the second connection counted, then replaced").isEqualTo(1);
         }
     }
 

@@ -28,6 +28,17 @@ public interface WakeupChannel extends AutoCloseable {
     /** Whether the listener is connected right now. */
     boolean isConnected();
 
+    /**
+     * Whether wake-ups are known to arrive right now: the listener is connected AND has seen a test
+     * notification of its own come back on its session. False while one is on its way, and when it did
+     * not come back (e.g. a transaction-mode pooler between the listener and PostgreSQL accepts LISTEN
+     * but never delivers); the worker then lives on its fallback poll. Default: {@link #isConnected()},
+     * for channels whose delivery cannot silently fail.
+     */
+    default boolean isDelivering() {
+        return isConnected();
+    }
+
     /** How many times the listener has reconnected after losing its connection. */
     long reconnects();
 
