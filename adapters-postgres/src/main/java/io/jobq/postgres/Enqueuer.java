@@ -118,8 +118,25 @@ final class Enqueuer {
                     || "54000".equals(state) || "54001".equals(state)) {
                 throw new IllegalArgumentException("payload is not storable JSON: " + e.getCause().getMessage(), e);
             }
+            // 23514 check violation: a rule of schema V2 (names, the payload's size and numbers). NewJob
+            // refuses all of these first; this is the backstop, naming the field all the same.
+            if ("23514".equals(state)) {
+                String constraint = StoreErrors.constraintName(e);
+                throw new IllegalArgumentException(fieldOf(constraint) + " refused by the database ("
+                        + constraint + "): " + StoreErrors.serverMessage(e), e);
+            }
             throw e;
         }
+    }
+
+    /** The request field a CHECK constraint of jobs or tenants guards, for error messages. */
+    static String fieldOf(String constraint) {
+        if (constraint == null) return "job";
+        if (constraint.endsWith("_task_valid")) return "task";
+        if (constraint.endsWith("_tenant_valid")) return "tenant";
+        if (constraint.endsWith("_queue_valid")) return "queue";
+        if (constraint.startsWith("jobs_payload")) return "payload";
+        return "job";
     }
 
     /** The job a tenant already enqueued with {@code key}, if one is visible to {@code dsl}. */
