@@ -98,10 +98,12 @@ public interface JobStore {
     int reapExpiredLeases(int limit);
 
     /**
-     * Promotes up to {@code limit} scheduled jobs whose {@code run_at} has passed to queued, each with a
-     * fresh fair start tag. Safe to run from many workers at once (no deadlock, each job promoted once).
+     * Promotes scheduled jobs whose {@code run_at} has passed to queued, each with a fresh fair start tag:
+     * up to {@code limit} per queue, oldest first. Queue by queue, so a queue whose promotion fails (a row
+     * the store cannot update) is skipped while the others are promoted. Safe to run from many workers at
+     * once (no deadlock, each job promoted once).
      *
-     * @return how many jobs were promoted
+     * @return how many jobs were promoted, over all queues
      */
     int promoteDue(int limit);
 
