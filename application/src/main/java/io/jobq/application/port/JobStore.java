@@ -48,6 +48,10 @@ public interface JobStore {
      * order), leased to {@code req.worker()} until {@code now() + req.leaseFor()}. Each claim
      * increments the job's attempts. Jobs locked by a concurrent claimer are skipped, not waited on.
      *
+     * <p>A claimed row the store cannot hand out (a stored value the domain refuses, or one the store cannot
+     * read back) is quarantined: it ends dead, with a {@code last_error} starting {@code "quarantined: "} that
+     * says why, and the rest of the claim is returned.
+     *
      * @return 0..limit running jobs in claim order, each carrying its lease; use
      *     {@link Job#fencingToken()} for later writes
      */
@@ -116,10 +120,13 @@ public interface JobStore {
      */
     TenantSettings setWeight(TenantId tenant, QueueName queue, TenantWeight weight);
 
-    /** The job, if it exists. */
+    /**
+     * The job, if it exists. Never fails on a stored value: a row holding a value the domain would refuse
+     * (written before the store's rules, or around them) is still shown, as well as the store can.
+     */
     Optional<Job> get(JobId id);
 
-    /** A page of jobs, newest first. */
+    /** A page of jobs, newest first; like {@link #get}, never fails on a stored value. */
     List<Job> list(JobQuery query);
 
     /**
