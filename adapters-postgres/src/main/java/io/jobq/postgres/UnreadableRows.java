@@ -28,8 +28,8 @@ import org.slf4j.LoggerFactory;
  *       The claim quarantines the row ({@link #quarantine}); reads map names leniently ({@link JobRows}).
  *   <li>a value PostgreSQL cannot print (a payload of 8,200 x {@code 1e131071} is over 1 GB as text):
  *       the whole statement fails ({@link #isUnprintableValue}) and, being one transaction, changes nothing.
- *       Callers then take a slower path that reads rows one by one ({@link #readOne}, {@link #readPage}),
- *       or read the documents {@link #guardedColumns guarded}, so only the row at fault is affected.
+ *       Reads then read again with the documents {@link #guardedColumns guarded} ({@link #readOne},
+ *       {@link #readPage}); the claim reads its rows one by one and quarantines the one at fault.
  * </ul>
  */
 final class UnreadableRows {
