@@ -28,10 +28,16 @@ final class Enqueuer {
      * V(queue), the queue's virtual time: the lowest tag still queued (one probe of jobs_runnable), or
      * when nothing is queued the highest tag handed out in the queue (tenants_queue_last_vtime), so a
      * tenant arriving at an empty queue does not restart from 0 and bank credit.
+     *
+     * <p>Only tags in [0, 1e300) count, the range schema V2's jobs_vtime_finite allows: a queued row with
+     * a tag outside it (written before V2, or with the constraint dropped) must not make V negative or
+     * infinite, or every enqueue and promotion into the queue would fail tenants_last_vtime_finite. The
+     * bounds are part of the index condition, so V stays one index probe.
      */
     static final String QUEUE_VTIME = """
             coalesce(
                 (SELECT j.vtime FROM jobs j WHERE j.state = 'queued' AND j.queue = {0}
+                 AND j.vtime >= 0 AND j.vtime < 1e300
                  ORDER BY j.vtime, j.id LIMIT 1),
                 (SELECT max(t.last_vtime) FROM tenants t WHERE t.queue = {0}),
                 0)""";
@@ -118,14 +124,37 @@ final class Enqueuer {
                     || "54000".equals(state) || "54001".equals(state)) {
                 throw new IllegalArgumentException("payload is not storable JSON: " + e.getCause().getMessage(), e);
             }
+            // 23514 check violation of a rule of schema V2 on the caller's input (names, the payload's size
+            // and numbers). NewJob refuses all of these first; this is the backstop, naming the field all
+            // the same. Any other constraint (tenants_last_vtime_finite…) is the store's fault, not the input's.
+            String field = "23514".equals(state) ? inputField(StoreErrors.constraintName(e)) : null;
+            if (field != null) {
+                throw new IllegalArgumentException(field + " refused by the database (" + StoreErrors.constraintName(e)
+                        + "): " + StoreErrors.serverMessage(e), e);
+            }
             throw e;
         }
     }
 
-    /** The job a tenant already enqueued with {@code key}, if one is visible to {@code dsl}. */
+    /** The request field a constraint on the caller's input guards, or null for any other constraint. */
+    static String inputField(String constraint) {
+        if (constraint == null) return null;
+        return switch (constraint) {
+            case "jobs_task_valid" -> "task";
+            case "jobs_tenant_valid", "tenants_tenant_valid" -> "tenant";
+            case "jobs_queue_valid", "tenants_queue_valid" -> "queue";
+            case "jobs_payload_readable" -> "payload";
+            default -> null;
+        };
+    }
+
+    /**
+     * The job a tenant already enqueued with {@code key}, if one is visible to {@code dsl}. May run inside
+     * a caller's transaction, so it reads the documents guarded (a failed statement would abort it).
+     */
     static Optional<Job> findByKey(DSLContext dsl, TenantId tenant, String key) {
-        return dsl.selectFrom(JOBS)
+        return dsl.select(UnreadableRows.guardedColumns()).from(JOBS)
                 .where(JOBS.TENANT.eq(tenant.value()).and(JOBS.IDEMPOTENCY_KEY.eq(key)))
-                .fetchOptional(JobRows::toJob);
+                .fetchOptional(JobRows::toJobLenient);
     }
 }

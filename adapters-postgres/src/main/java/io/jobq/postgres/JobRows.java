@@ -2,6 +2,7 @@ package io.jobq.postgres;
 
 import static io.jobq.postgres.schema.Tables.JOBS;
 
+import io.jobq.domain.job.Identifier;
 import io.jobq.domain.job.Job;
 import io.jobq.domain.job.JobId;
 import io.jobq.domain.job.JobState;
@@ -14,14 +15,59 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.Optional;
 import java.util.OptionalDouble;
+import java.util.function.UnaryOperator;
 import org.jooq.JSONB;
 import org.jooq.Record;
 
-/** Maps rows of {@code jobs} (any record carrying its columns) to domain {@link Job}s. */
+/**
+ * Maps rows of {@code jobs} (any record carrying its columns) to domain {@link Job}s, in two ways:
+ *
+ * <ul>
+ *   <li>{@link #toJob} is strict: a stored value the domain refuses (a task named {@code bad task})
+ *       throws. The claim uses it, so that a row it could not hand to a worker is quarantined instead of run.
+ *   <li>{@link #toJobLenient} never fails on a stored name: reads (GET /jobs, stats) must show every row
+ *       the schema let in, including rows written before schema V2 made names a constraint, or into a
+ *       database whose constraints were dropped. A name that breaks {@link Identifier}'s rule is shown
+ *       as a stand-in that keeps it ({@link #storedName}).
+ * </ul>
+ */
 final class JobRows {
+    /** Prefix of a stand-in for a stored name that breaks the rule; {@code :} keeps the stand-in a valid name. */
+    static final String INVALID_NAME_PREFIX = "invalid:";
+
     private JobRows() {}
 
+    /**
+     * @throws IllegalArgumentException naming the field when a stored value breaks a domain rule, e.g.
+     *     {@code task must be 1-128 characters of [A-Za-z0-9_.:-], was "bad task"}
+     */
     static Job toJob(Record r) {
+        return map(r, UnaryOperator.identity());
+    }
+
+    /** As {@link #toJob}, but a stored task, tenant or queue that is not a valid name becomes its {@link #storedName}. */
+    static Job toJobLenient(Record r) {
+        return map(r, JobRows::storedName);
+    }
+
+    /**
+     * A stored name as reads show it: unchanged when valid, else {@value #INVALID_NAME_PREFIX} followed by
+     * the name with every character outside {@code [A-Za-z0-9_.:-]} replaced by {@code _}, cut to fit 128
+     * characters: {@code bad task} is shown as {@code invalid:bad_task}. Never equal to a real name unless
+     * one was chosen to look like it; reads only, never written back.
+     */
+    static String storedName(String stored) {
+        if (Identifier.isValid(stored)) return stored;
+        StringBuilder out = new StringBuilder(INVALID_NAME_PREFIX);
+        stored.codePoints().limit(Identifier.MAX_LENGTH - INVALID_NAME_PREFIX.length()).forEach(cp -> {
+            boolean allowed = (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z') || (cp >= '0' && cp <= '9')
+                    || cp == '_' || cp == '.' || cp == ':' || cp == '-';
+            out.append(allowed ? (char) cp : '_');
+        });
+        return out.toString();
+    }
+
+    private static Job map(Record r, UnaryOperator<String> names) {
         JobState state = JobState.fromDbName(r.get(JOBS.STATE));
         String lockedBy = r.get(JOBS.LOCKED_BY);
         OffsetDateTime lockedUntil = r.get(JOBS.LOCKED_UNTIL);
@@ -32,9 +78,9 @@ final class JobRows {
         JSONB result = r.get(JOBS.RESULT);
         return new Job(
                 new JobId(r.get(JOBS.ID)),
-                new TenantId(r.get(JOBS.TENANT)),
-                new QueueName(r.get(JOBS.QUEUE)),
-                new TaskName(r.get(JOBS.TASK)),
+                new TenantId(names.apply(r.get(JOBS.TENANT))),
+                new QueueName(names.apply(r.get(JOBS.QUEUE))),
+                new TaskName(names.apply(r.get(JOBS.TASK))),
                 r.get(JOBS.PAYLOAD).data(),
                 Optional.ofNullable(result).map(JSONB::data),
                 state,

@@ -14,6 +14,7 @@ import io.jobq.application.port.NewJob;
 import io.jobq.application.port.NewJobBatch;
 import io.jobq.application.port.RetryResult;
 import io.jobq.application.port.StoreConflictException;
+import io.jobq.application.port.StoreUnavailableException;
 import io.jobq.application.port.TenantSettings;
 import io.jobq.domain.fairness.TenantWeight;
 import io.jobq.domain.job.Job;
@@ -42,11 +43,15 @@ import javax.sql.DataSource;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Record;
+import org.jooq.Result;
+import org.jooq.ResultQuery;
 import org.jooq.SQLDialect;
 import org.jooq.conf.Settings;
 import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The {@link JobStore} on PostgreSQL. Each method is one short transaction on a pooled connection;
@@ -56,6 +61,7 @@ import org.jooq.impl.SQLDataType;
  * <p>Thread-safe; share one instance per pool.
  */
 public final class PostgresJobStore implements JobStore {
+    private static final Logger log = LoggerFactory.getLogger(PostgresJobStore.class);
 
     /**
      * How the store claims and retries.
@@ -167,6 +173,7 @@ public final class PostgresJobStore implements JobStore {
      * MATERIALIZED keeps the planner from inlining the CTE into the UPDATE, where LIMIT and the row
      * locks would no longer apply to one pick. The UPDATE re-checks nothing: the locked rows are
      * queued by construction (FOR UPDATE re-evaluates the WHERE on the newest row version).
+     * The last %s is what the statement returns: every column ({@code j.*}) on the normal path.
      */
     private static final String CLAIM = """
             WITH picked AS MATERIALIZED (
@@ -180,10 +187,36 @@ public final class PostgresJobStore implements JobStore {
             SET state = 'running', attempts = j.attempts + 1, locked_by = {1},
                 locked_until = now() + {2}::float8 * interval '1 millisecond', started_at = now()
             FROM picked WHERE j.id = picked.id
-            RETURNING j.*""";
+            RETURNING %s""";
 
+    /**
+     * One statement on the normal path, with no extra round trip. A claimed row the domain refuses (a
+     * task named {@code bad task}) is quarantined (dead, {@code last_error} says why) in a second,
+     * fenced statement, and the others are returned. When the claim statement itself fails because
+     * PostgreSQL cannot print a row (a payload over 1 GB as text), it changed nothing, and the claim is
+     * made again without printing, then read row by row: see {@link #claimRowByRow}.
+     */
     @Override
     public List<Job> claim(ClaimRequest req) {
+        Result<Record> rows;
+        try {
+            rows = run("claim", () -> claimQuery(req, "j.*").fetch());
+        } catch (RuntimeException e) {
+            if (!UnreadableRows.isUnprintableValue(e)) throw e;
+            log.atWarn().addKeyValue("worker", req.worker().value()).log("claim failed on a value PostgreSQL cannot"
+                    + " print ({}); claiming row by row so only that row is lost", StoreErrors.serverMessage(e));
+            return claimRowByRow(req);
+        }
+        List<Job> jobs = new ArrayList<>(rows.size());
+        List<UnreadableRows.Quarantined> refused = new ArrayList<>();
+        for (Record r : rows) {
+            mapClaimed(r, jobs, refused);
+        }
+        quarantine(req, refused);
+        return inClaimOrder(jobs);
+    }
+
+    private ResultQuery<Record> claimQuery(ClaimRequest req, String returning) {
         // One queue: equality keeps the index order usable for ORDER BY (= ANY would force a sort).
         String queueFilter = req.queues().size() == 1 ? "queue = {3}" : "queue = ANY({3}::text[])";
         Object queues = req.queues().size() == 1
@@ -191,16 +224,66 @@ public final class PostgresJobStore implements JobStore {
                 : req.queues().stream().map(QueueName::value).toArray(String[]::new);
         String order = options.claimOrder() == ClaimOrder.FAIR ? "vtime, id" : "id";
         String lock = options.lockMode() == LockMode.SKIP_LOCKED ? " SKIP LOCKED" : "";
-        String sql = CLAIM.formatted(queueFilter, order, lock);
-        return run("claim", () -> {
-            List<Job> jobs = new ArrayList<>(dsl.resultQuery(sql, val(req.limit(), SQLDataType.INTEGER),
-                    req.worker().value(), val(req.leaseFor().toMillis(), SQLDataType.BIGINT), queues).fetch(JobRows::toJob));
-            // RETURNING has no defined order; hand jobs out in claim order.
-            jobs.sort(options.claimOrder() == ClaimOrder.FAIR
-                    ? java.util.Comparator.comparingDouble((Job j) -> j.vtime().orElse(0)).thenComparing(Job::id)
-                    : java.util.Comparator.comparing(Job::id));
-            return jobs;
-        });
+        return dsl.resultQuery(CLAIM.formatted(queueFilter, order, lock, returning), val(req.limit(), SQLDataType.INTEGER),
+                req.worker().value(), val(req.leaseFor().toMillis(), SQLDataType.BIGINT), queues);
+    }
+
+    /** Adds the claimed row to {@code jobs}, or to {@code refused} when the domain refuses one of its values. */
+    private static void mapClaimed(Record r, List<Job> jobs, List<UnreadableRows.Quarantined> refused) {
+        try {
+            jobs.add(JobRows.toJob(r));
+        } catch (RuntimeException e) {
+            refused.add(new UnreadableRows.Quarantined(r.get(JOBS.ID), r.get(JOBS.ATTEMPTS),
+                    "the row cannot be read: " + e.getMessage()));
+        }
+    }
+
+    /**
+     * The slow path, taken only after the claim statement failed on a value: the same claim returning
+     * only (id, attempts), which cannot fail to print, then each row read on its own; a row that cannot
+     * be printed or mapped is quarantined, the others are returned. One extra statement per claimed job.
+     */
+    private List<Job> claimRowByRow(ClaimRequest req) {
+        Result<Record> claimed = run("claim", () -> claimQuery(req, "j.id, j.attempts").fetch());
+        List<Job> jobs = new ArrayList<>(claimed.size());
+        List<UnreadableRows.Quarantined> refused = new ArrayList<>();
+        for (Record c : claimed) {
+            long id = c.get(0, Long.class);
+            int attempts = c.get(1, Integer.class);
+            try {
+                dsl.selectFrom(JOBS).where(JOBS.ID.eq(id)).fetchOptional().ifPresent(r -> mapClaimed(r, jobs, refused));
+            } catch (RuntimeException e) {
+                // The database itself failed (not the row): the claim fails, as any claim would, and the jobs
+                // it leased come back when their leases lapse.
+                if (!UnreadableRows.isUnprintableValue(e)) throw StoreErrors.translate("claim", e);
+                refused.add(new UnreadableRows.Quarantined(id, attempts,
+                        "PostgreSQL cannot print its payload or result: " + StoreErrors.serverMessage(e)));
+            }
+        }
+        quarantine(req, refused);
+        return inClaimOrder(jobs);
+    }
+
+    /**
+     * Quarantines refused rows; a failure here is logged, not thrown, because the other jobs of the claim
+     * are leased already and must reach the worker (an unquarantined row's lease lapses, and it comes back).
+     */
+    private void quarantine(ClaimRequest req, List<UnreadableRows.Quarantined> refused) {
+        if (refused.isEmpty()) return;
+        try {
+            run("quarantine", () -> UnreadableRows.quarantine(dsl, req.worker(), refused));
+        } catch (RuntimeException e) {
+            log.atError().setCause(e).log("could not quarantine {} claimed row(s) the worker cannot run; they return"
+                    + " when their leases lapse: {}", refused.size(), refused);
+        }
+    }
+
+    /** RETURNING has no defined order; hand jobs out in claim order. */
+    private List<Job> inClaimOrder(List<Job> jobs) {
+        jobs.sort(options.claimOrder() == ClaimOrder.FAIR
+                ? java.util.Comparator.comparingDouble((Job j) -> j.vtime().orElse(0)).thenComparing(Job::id)
+                : java.util.Comparator.comparing(Job::id));
+        return jobs;
     }
 
     // ---------------------------------------------------------------- fenced writes
@@ -264,7 +347,7 @@ public final class PostgresJobStore implements JobStore {
                 .setNull(JOBS.LOCKED_UNTIL)
                 .where(fenced(token))
                 .returning()
-                .fetchOptional(JobRows::toJob);
+                .fetchOptional(JobRows::toJobLenient);
     }
 
     @Override
@@ -286,7 +369,7 @@ public final class PostgresJobStore implements JobStore {
                     .setNull(JOBS.LOCKED_UNTIL)
                     .where(fenced(token))
                     .returning()
-                    .fetchOptional(JobRows::toJob);
+                    .fetchOptional(JobRows::toJobLenient);
             return failed.<FencedWrite>map(FencedWrite.Applied::new)
                     .orElseGet(() -> new FencedWrite.Rejected(token, fetch(token.job())));
         });
@@ -342,37 +425,85 @@ public final class PostgresJobStore implements JobStore {
                                     j.locked_by, j.attempts, j.max_attempts, j.locked_until),
                 locked_by = NULL, locked_until = NULL
             FROM unnest({0}::bigint[], {1}::bigint[]) AS d(id, delay_ms)
-            WHERE j.id = d.id AND j.state = 'running'""";
+            WHERE j.id = d.id AND j.state = 'running' AND j.locked_until < now()""";
 
+    /**
+     * One transaction on the normal path: lock a batch of expired runs, reap them in one statement. If
+     * that statement fails on one row's value (a constraint the row breaks, added NOT VALID after it was
+     * written), the batch is reaped again row by row, so only that row stays behind (logged, retried
+     * next period). Each row's UPDATE re-checks {@code state = 'running' AND locked_until < now()} on the
+     * newest row version, so a run is still reaped once even without the batch's locks.
+     */
     @Override
     public int reapExpiredLeases(int limit) {
         requirePositive(limit);
-        return run("reap expired leases", () -> dsl.transactionResult(cfg -> {
-            DSLContext tx = cfg.dsl();
-            var expired = tx.resultQuery(EXPIRED, val(limit, SQLDataType.INTEGER)).fetch();
-            if (expired.isEmpty()) return 0;
-            Long[] ids = new Long[expired.size()];
-            Long[] delays = new Long[expired.size()];
-            for (int i = 0; i < ids.length; i++) {
-                ids[i] = expired.get(i).get(0, Long.class);
-                // The backoff policy, not SQL, draws the jitter: one source of truth for retry timing.
-                delays[i] = options.backoff().delay(Math.max(1, expired.get(i).get(1, Integer.class))).toMillis();
+        try {
+            return run("reap expired leases", () -> dsl.transactionResult(cfg -> {
+                DSLContext tx = cfg.dsl();
+                var expired = tx.resultQuery(EXPIRED, val(limit, SQLDataType.INTEGER)).fetch();
+                return expired.isEmpty() ? 0 : tx.query(REAP, ids(expired), backoffDelays(expired)).execute();
+            }));
+        } catch (RuntimeException e) {
+            if (!UnreadableRows.isRowFault(e)) throw e;
+            log.atWarn().log("reaping a batch of expired leases failed on a row's value ({}); reaping row by row",
+                    StoreErrors.serverMessage(e));
+        }
+        var expired = run("reap expired leases", () -> dsl.resultQuery(EXPIRED, val(limit, SQLDataType.INTEGER)).fetch());
+        int reaped = 0;
+        for (Record r : expired) {
+            List<Record> one = List.of(r);
+            try {
+                reaped += run("reap expired lease", () -> dsl.query(REAP, ids(one), backoffDelays(one)).execute());
+            } catch (RuntimeException e) {
+                if (!UnreadableRows.isRowFault(e)) throw e;
+                log.atWarn().addKeyValue("job", r.get(0, Long.class)).log("job {}: its expired lease cannot be reaped,"
+                        + " skipped: {}", r.get(0, Long.class), StoreErrors.serverMessage(e));
             }
-            return tx.query(REAP, ids, delays).execute();
-        }));
+        }
+        return reaped;
+    }
+
+    private static Long[] ids(List<? extends Record> expired) {
+        return expired.stream().map(r -> r.get(0, Long.class)).toArray(Long[]::new);
+    }
+
+    /** The backoff policy, not SQL, draws the jitter: one source of truth for retry timing. */
+    private Long[] backoffDelays(List<? extends Record> expired) {
+        return expired.stream()
+                .map(r -> options.backoff().delay(Math.max(1, r.get(1, Integer.class))).toMillis())
+                .toArray(Long[]::new);
     }
 
     /**
-     * Promotion in one statement. due: the oldest due scheduled jobs, SKIP LOCKED so concurrent
-     * promoters take disjoint sets. locked: their tenants' rows, locked in sorted (queue, tenant) order
-     * (LockRows sits above the Sort), so two promoters needing the same tenants take them in the same
-     * order and cannot deadlock; FOR NO KEY UPDATE because enqueues' foreign-key checks take KEY SHARE on
-     * the same rows and must not be blocked. Each tenant's k-th promoted job gets max(V, last) + k/weight.
+     * The queues with due scheduled jobs. A skip scan of jobs_due_by_queue (queue, run_at): each step of
+     * the recursive CTE is one index probe for the next queue name above the last (PostgreSQL has no
+     * loose index scan node; this is its idiom), then one probe per queue for a job already due. So the
+     * cost follows the number of queues, not the number of scheduled or due jobs.
+     */
+    private static final String DUE_QUEUES = """
+            WITH RECURSIVE queues(queue) AS (
+                (SELECT queue FROM jobs WHERE state = 'scheduled' ORDER BY queue LIMIT 1)
+                UNION ALL
+                SELECT (SELECT j.queue FROM jobs j WHERE j.state = 'scheduled' AND j.queue > q.queue
+                        ORDER BY j.queue LIMIT 1)
+                FROM queues q WHERE q.queue IS NOT NULL
+            )
+            SELECT q.queue FROM queues q
+            WHERE q.queue IS NOT NULL
+              AND EXISTS (SELECT 1 FROM jobs j WHERE j.state = 'scheduled' AND j.queue = q.queue AND j.run_at <= now())""";
+
+    /**
+     * Promotion of one queue in one statement. due: the queue's oldest due scheduled jobs, riding
+     * jobs_due_by_queue, SKIP LOCKED so concurrent promoters take disjoint sets. locked: their tenants'
+     * rows, locked in sorted (queue, tenant) order (LockRows sits above the Sort), so two promoters needing
+     * the same tenants take them in the same order and cannot deadlock; FOR NO KEY UPDATE because
+     * enqueues' foreign-key checks take KEY SHARE on the same rows and must not be blocked. Each tenant's
+     * k-th promoted job gets max(V, last) + k/weight.
      */
     private static final String PROMOTE = """
             WITH due AS MATERIALIZED (
                 SELECT id, queue, tenant, run_at FROM jobs
-                WHERE state = 'scheduled' AND run_at <= now()
+                WHERE state = 'scheduled' AND queue = {1} AND run_at <= now()
                 ORDER BY run_at, id
                 LIMIT {0}
                 FOR UPDATE SKIP LOCKED
@@ -406,16 +537,33 @@ public final class PostgresJobStore implements JobStore {
             FROM (SELECT queue, count(*) AS n FROM promoted GROUP BY queue) p""".formatted(
             Enqueuer.QUEUE_VTIME.replace("{0}", "q.queue"), Enqueuer.CHANNEL);
 
+    /**
+     * Promotes up to {@code limit} due jobs in EACH queue that has some, one transaction per queue, so a
+     * queue whose promotion fails (a row or tenant the database refuses to update) is logged and skipped
+     * while every other queue is promoted. An unreachable database fails the whole call, as before.
+     */
     @Override
     public int promoteDue(int limit) {
         requirePositive(limit);
-        return run("promote due jobs", () -> dsl.transactionResult(cfg -> {
-            int promoted = 0;
-            for (Record r : cfg.dsl().resultQuery(PROMOTE, val(limit, SQLDataType.INTEGER))) {
-                promoted += r.get(1, Long.class).intValue();
+        List<String> queues = run("find queues with due jobs", () -> dsl.resultQuery(DUE_QUEUES).fetch(0, String.class));
+        int promoted = 0;
+        for (String queue : queues) {
+            try {
+                promoted += run("promote due jobs", () -> dsl.transactionResult(cfg -> {
+                    int n = 0;
+                    for (Record r : cfg.dsl().resultQuery(PROMOTE, val(limit, SQLDataType.INTEGER), queue)) {
+                        n += r.get(1, Long.class).intValue();
+                    }
+                    return n;
+                }));
+            } catch (StoreUnavailableException e) {
+                throw e;
+            } catch (RuntimeException e) {
+                log.atWarn().addKeyValue("queue", queue).setCause(e).log("promotion of queue {} failed and is skipped"
+                        + " until the next period; other queues are promoted: {}", queue, StoreErrors.serverMessage(e));
             }
-            return promoted;
-        }));
+        }
+        return promoted;
     }
 
     // ---------------------------------------------------------------- operator actions
@@ -427,18 +575,24 @@ public final class PostgresJobStore implements JobStore {
             WHERE t.queue = {0} AND t.tenant = {1}
             RETURNING t.last_vtime""".formatted(Enqueuer.QUEUE_VTIME);
 
+    /**
+     * Requeues a dead job. Reads inside the transaction print the documents guarded (a failed statement
+     * would abort it: a legacy row's unprintable payload must not turn a retry into an error), and the
+     * tenant is charged by the stored queue and tenant, not by the stand-ins a lenient read shows.
+     */
     @Override
     public RetryResult retryDead(JobId id) {
         return run("retry", () -> dsl.transactionResult(cfg -> {
             DSLContext tx = cfg.dsl();
-            Optional<Job> current = tx.selectFrom(JOBS).where(JOBS.ID.eq(id.value())).forUpdate().fetchOptional(JobRows::toJob);
-            if (current.isEmpty()) return new RetryResult.NotFound(id);
-            Job job = current.get();
-            if (job.state() != JobState.DEAD) return new RetryResult.NotDead(job);
-            double tag = tx.resultQuery(CHARGE_ONE, job.queue().value(), job.tenant().value()).fetchSingle(0, Double.class);
+            Record current = tx.select(JOBS.STATE, JOBS.QUEUE, JOBS.TENANT).from(JOBS).where(JOBS.ID.eq(id.value()))
+                    .forUpdate().fetchOne();
+            if (current == null) return new RetryResult.NotFound(id);
+            if (!JobState.DEAD.dbName().equals(current.get(JOBS.STATE))) return new RetryResult.NotDead(readGuarded(tx, id));
+            String queue = current.get(JOBS.QUEUE);
+            double tag = tx.resultQuery(CHARGE_ONE, queue, current.get(JOBS.TENANT)).fetchSingle(0, Double.class);
             // attempts keep counting (a new run must never reuse an old run's fencing token), so the job
             // gets a fresh budget by raising max_attempts instead.
-            Job requeued = tx.update(JOBS)
+            tx.update(JOBS)
                     .set(JOBS.STATE, JobState.QUEUED.dbName())
                     .set(JOBS.VTIME, tag)
                     .set(JOBS.RUN_AT, DSL.currentOffsetDateTime())
@@ -446,11 +600,15 @@ public final class PostgresJobStore implements JobStore {
                     .setNull(JOBS.FINISHED_AT)
                     .setNull(JOBS.RESULT)
                     .where(JOBS.ID.eq(id.value()))
-                    .returning()
-                    .fetchSingle(JobRows::toJob);
-            tx.execute("SELECT pg_notify({0}, {1})", Enqueuer.CHANNEL, job.queue().value());
-            return new RetryResult.Requeued(requeued);
+                    .execute();
+            tx.execute("SELECT pg_notify({0}, {1})", Enqueuer.CHANNEL, queue);
+            return new RetryResult.Requeued(readGuarded(tx, id));
         }));
+    }
+
+    private static Job readGuarded(DSLContext tx, JobId id) {
+        return tx.select(UnreadableRows.guardedColumns()).from(JOBS).where(JOBS.ID.eq(id.value()))
+                .fetchSingle(JobRows::toJobLenient);
     }
 
     @Override
@@ -473,9 +631,12 @@ public final class PostgresJobStore implements JobStore {
         return run("get", () -> fetch(id));
     }
 
-    /** {@link #get} without its own {@link #run}: for use inside another operation's, so retries do not nest. */
+    /**
+     * {@link #get} without its own {@link #run}: for use inside another operation's, so retries do not nest.
+     * Never fails on a stored value: names are mapped leniently, unprintable documents shown as null.
+     */
     private Optional<Job> fetch(JobId id) {
-        return dsl.selectFrom(JOBS).where(JOBS.ID.eq(id.value())).fetchOptional(JobRows::toJob);
+        return UnreadableRows.readOne(dsl, id.value());
     }
 
     @Override
@@ -486,8 +647,7 @@ public final class PostgresJobStore implements JobStore {
         if (q.state().isPresent()) where = where.and(JOBS.STATE.eq(q.state().get().dbName()));
         if (q.after().isPresent()) where = where.and(JOBS.ID.lt(q.after().get().value()));
         Condition filter = where;
-        return run("list", () -> dsl.selectFrom(JOBS).where(filter).orderBy(JOBS.ID.desc()).limit(q.limit())
-                .fetch(JobRows::toJob));
+        return run("list", () -> UnreadableRows.readPage(dsl, filter, q.limit()));
     }
 
     /**
@@ -558,7 +718,11 @@ public final class PostgresJobStore implements JobStore {
     }
 
     private static void put(Map<QueueName, Map<JobState, Long>> out, String queue, String state, long n) {
-        if (n > 0) out.computeIfAbsent(new QueueName(queue), k -> new LinkedHashMap<>()).put(JobState.fromDbName(state), n);
+        // storedName: a queue named before schema V2 made names a constraint still counts, under its stand-in
+        if (n > 0) {
+            out.computeIfAbsent(new QueueName(JobRows.storedName(queue)), k -> new LinkedHashMap<>())
+                    .merge(JobState.fromDbName(state), n, Long::sum);
+        }
     }
 
     @Override
@@ -568,7 +732,8 @@ public final class PostgresJobStore implements JobStore {
             for (Record r : dsl.resultQuery("""
                     SELECT queue, extract(epoch FROM now() - min(run_at)) * 1000 AS age_ms
                     FROM jobs WHERE state = 'queued' GROUP BY queue""")) {
-                out.put(new QueueName(r.get(0, String.class)), Duration.ofMillis(Math.max(0, r.get(1, Double.class).longValue())));
+                out.merge(new QueueName(JobRows.storedName(r.get(0, String.class))),
+                        Duration.ofMillis(Math.max(0, r.get(1, Double.class).longValue())), (a, b) -> a.compareTo(b) >= 0 ? a : b);
             }
             return out;
         });
@@ -583,7 +748,8 @@ public final class PostgresJobStore implements JobStore {
                 .groupBy(JOBS.QUEUE, JOBS.TENANT)
                 .orderBy(DSL.count().desc(), JOBS.QUEUE, JOBS.TENANT)
                 .limit(limit)
-                .fetch(r -> new Backlog(new QueueName(r.value1()), new TenantId(r.value2()), r.value3())));
+                .fetch(r -> new Backlog(new QueueName(JobRows.storedName(r.value1())),
+                        new TenantId(JobRows.storedName(r.value2())), r.value3())));
     }
 
     @Override

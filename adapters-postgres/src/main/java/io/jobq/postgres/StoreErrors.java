@@ -62,6 +62,27 @@ final class StoreErrors {
         return null;
     }
 
+    /** The constraint PostgreSQL named in the error (a CHECK, or a trigger raising with CONSTRAINT), or null. */
+    static String constraintName(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof org.postgresql.util.PSQLException p && p.getServerErrorMessage() != null) {
+                return p.getServerErrorMessage().getConstraint();
+            }
+        }
+        return null;
+    }
+
+    /** PostgreSQL's primary message ("out of memory"), without the driver's "ERROR: " and detail lines; else {@link #rootMessage}. */
+    static String serverMessage(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof org.postgresql.util.PSQLException p && p.getServerErrorMessage() != null
+                    && p.getServerErrorMessage().getMessage() != null) {
+                return p.getServerErrorMessage().getMessage();
+            }
+        }
+        return rootMessage(t);
+    }
+
     static String rootMessage(Throwable t) {
         Throwable root = t;
         while (root.getCause() != null && root.getCause() != root) root = root.getCause();

@@ -58,11 +58,13 @@ class SchemaTest {
                 "SELECT conname FROM pg_constraint WHERE conrelid IN ('jobs'::regclass, 'tenants'::regclass)")
                 .fetch(r -> r.get(0, String.class));
         assertThat(constraints).contains("jobs_state_known", "jobs_attempts_nonnegative", "jobs_max_attempts_positive",
-                "jobs_lease_iff_running", "jobs_queued_has_vtime", "jobs_tenant_fkey", "tenants_weight_range");
+                "jobs_lease_iff_running", "jobs_queued_has_vtime", "jobs_tenant_fkey", "tenants_weight_range",
+                "jobs_task_valid", "jobs_tenant_valid", "jobs_queue_valid", "jobs_vtime_finite", "tenants_queue_valid",
+                "tenants_tenant_valid");
         Map<String, String> indexes = db.dsl().resultQuery("SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'jobs'")
                 .fetchMap(r -> r.get(0, String.class), r -> r.get(1, String.class));
         assertThat(indexes.get("jobs_runnable")).contains("(queue, vtime, id)").contains("WHERE").contains("'queued'");
-        assertThat(indexes.get("jobs_due")).contains("(run_at)").contains("'scheduled'");
+        assertThat(indexes.get("jobs_due_by_queue")).contains("(queue, run_at)").contains("'scheduled'");
         assertThat(indexes.get("jobs_leases")).contains("(locked_until)").contains("'running'");
         assertThat(indexes.get("jobs_idempotency")).startsWith("CREATE UNIQUE INDEX").contains("(tenant, idempotency_key)");
     }

@@ -240,7 +240,8 @@ class WorkerIntegrationTest {
      * PostgreSQL prints jsonb numbers in plain notation and the worker parses payloads with Jackson,
      * whose default limit is 1,000 characters per number: the limit {@link io.jobq.domain.job.JsonNumbers}
      * holds payloads to. 1e999 prints as 1,000 digits and runs; 1e1000 (1,001 digits), smuggled past the
-     * enqueue checks with SQL, cannot even be parsed.
+     * enqueue checks and the schema's jobs_payload_readable rule with SQL (as a row from before schema V2),
+     * cannot even be parsed.
      */
     @Nested
     class PayloadNumbers {
@@ -249,7 +250,10 @@ class WorkerIntegrationTest {
         void aNumberPrintedWithAThousandDigitsRunsAndOneMoreDigitWouldNot() {
             JobId ok = enqueue("noop", "{\"n\": 1e999, \"negative\": -1e999, \"fraction\": 1e-999}");
             JobId smuggled = enqueue("noop", "{\"n\": 1}");
-            db.execute("UPDATE jobs SET payload = '{\"n\": 1e1000}' WHERE id = {0}", smuggled.value());
+            db.dsl().transaction(tx -> {
+                tx.dsl().execute("SET LOCAL session_replication_role = replica"); // no triggers for this write
+                tx.dsl().execute("UPDATE jobs SET payload = '{\"n\": 1e1000}' WHERE id = {0}", smuggled.value());
+            });
             start(store, SHORT);
 
             assertThat(awaitState(ok, JobState.DONE).attempts()).isEqualTo(1);

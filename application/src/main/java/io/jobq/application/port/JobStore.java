@@ -48,6 +48,10 @@ public interface JobStore {
      * order), leased to {@code req.worker()} until {@code now() + req.leaseFor()}. Each claim
      * increments the job's attempts. Jobs locked by a concurrent claimer are skipped, not waited on.
      *
+     * <p>A claimed row the store cannot hand out (a stored value the domain refuses, or one the store cannot
+     * read back) is quarantined: it ends dead, with a {@code last_error} starting {@code "quarantined: "} that
+     * says why, and the rest of the claim is returned.
+     *
      * @return 0..limit running jobs in claim order, each carrying its lease; use
      *     {@link Job#fencingToken()} for later writes
      */
@@ -98,10 +102,12 @@ public interface JobStore {
     int reapExpiredLeases(int limit);
 
     /**
-     * Promotes up to {@code limit} scheduled jobs whose {@code run_at} has passed to queued, each with a
-     * fresh fair start tag. Safe to run from many workers at once (no deadlock, each job promoted once).
+     * Promotes scheduled jobs whose {@code run_at} has passed to queued, each with a fresh fair start tag:
+     * up to {@code limit} per queue, oldest first. Queue by queue, so a queue whose promotion fails (a row
+     * the store cannot update) is skipped while the others are promoted. Safe to run from many workers at
+     * once (no deadlock, each job promoted once).
      *
-     * @return how many jobs were promoted
+     * @return how many jobs were promoted, over all queues
      */
     int promoteDue(int limit);
 
@@ -114,10 +120,13 @@ public interface JobStore {
      */
     TenantSettings setWeight(TenantId tenant, QueueName queue, TenantWeight weight);
 
-    /** The job, if it exists. */
+    /**
+     * The job, if it exists. Never fails on a stored value: a row holding a value the domain would refuse
+     * (written before the store's rules, or around them) is still shown, as well as the store can.
+     */
     Optional<Job> get(JobId id);
 
-    /** A page of jobs, newest first. */
+    /** A page of jobs, newest first; like {@link #get}, never fails on a stored value. */
     List<Job> list(JobQuery query);
 
     /**

@@ -13,9 +13,9 @@ import java.util.Optional;
 /**
  * One job to enqueue.
  *
- * @param payload JSON text (any JSON value). Refused here (IllegalArgumentException naming the field): a NUL
- *     character or a lone surrogate, and numbers PostgreSQL would print over 1 MiB longer than written or
- *     with more than 1,000 digits ({@link JsonNumbers}). Refused by the store (also IllegalArgumentException):
+ * @param payload JSON text (any JSON value). Refused here (IllegalArgumentException naming the field): more
+ *     than {@link Job#MAX_PAYLOAD_BYTES} (1 MiB) of UTF-8, a NUL character or a lone surrogate, and numbers
+ *     PostgreSQL would print over 1 MiB longer than written or with more than 1,000 digits ({@link JsonNumbers}). Refused by the store (also IllegalArgumentException):
  *     text that is not JSON, a {@code \u0000} escape, a number beyond numeric's range.
  * @param maxAttempts 1..100
  * @param delay zero for runnable now (queued with a fair vtime); positive for scheduled at the

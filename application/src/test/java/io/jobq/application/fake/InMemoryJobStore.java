@@ -286,10 +286,12 @@ public final class InMemoryJobStore implements JobStore {
         checkLimit(limit);
         return tx("promoteDue", () -> {
             Instant now = clock.instant();
+            // up to limit per queue, oldest first, as the real store promotes queue by queue
+            Map<QueueName, Integer> taken = new HashMap<>();
             List<Row> due = rows.values().stream()
                     .filter(r -> r.state == JobState.SCHEDULED && !r.runAt.isAfter(now))
                     .sorted(Comparator.comparing((Row r) -> r.runAt).thenComparingLong(r -> r.id))
-                    .limit(limit)
+                    .filter(r -> taken.merge(r.queue, 1, Integer::sum) <= limit)
                     .toList();
             // One statement in the real store: every queue's V is read before any job of the pass is queued,
             // so a job promoted first does not push the others' tags up.

@@ -714,6 +714,20 @@ public abstract class JobStoreContract {
             assertThat(current(second.id()).state()).isEqualTo(JobState.SCHEDULED);
             assertThat(store().promoteDue(1)).isEqualTo(1);
         }
+
+        @Test
+        void theLimitAppliesPerQueueSoABusyQueueCannotCrowdOutAnother() {
+            Job busy1 = delayed("t", 1);
+            Job busy2 = delayed("t", 1);
+            Job other = store().enqueue(NewJob.of(TenantId.of("t"), OTHER, TASK, "{}").withDelay(Duration.ofSeconds(2))).job();
+            advanceTime(Duration.ofSeconds(3));
+
+            assertThat(store().promoteDue(1)).as("one per queue").isEqualTo(2);
+            assertThat(current(other.id()).state()).as("the later queue is not starved by the busier one")
+                    .isEqualTo(JobState.QUEUED);
+            assertThat(List.of(current(busy1.id()).state(), current(busy2.id()).state()))
+                    .containsExactlyInAnyOrder(JobState.QUEUED, JobState.SCHEDULED);
+        }
     }
 
     @Nested

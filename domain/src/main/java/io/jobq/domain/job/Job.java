@@ -45,6 +45,12 @@ public record Job(
     public static final int DEFAULT_MAX_ATTEMPTS = 5;
     /** Largest accepted {@code maxAttempts}. */
     public static final int MAX_MAX_ATTEMPTS = 100;
+    /**
+     * Largest accepted payload: 1 MiB (1,048,576 bytes) of JSON text in UTF-8, the API's default body
+     * limit, whatever door the job comes through (HTTP with a larger body limit, the Java client). The
+     * database refuses what could never have passed this (see {@code adapters-postgres} migration V2).
+     */
+    public static final int MAX_PAYLOAD_BYTES = 1 << 20;
 
     /** @throws IllegalArgumentException if the snapshot breaks an invariant the schema also checks */
     public Job {

@@ -101,13 +101,20 @@ public final class JsonNumbers {
     }
 
     /**
-     * Why a payload could be stored but not run, or empty: its numbers would grow by more than
-     * {@link #MAX_RENDERED_GROWTH} in all, one would print with more than {@link #MAX_NUMBER_LENGTH}
-     * digits, or it nests deeper than {@link #MAX_NESTING_DEPTH}.
+     * Why a payload is refused, or empty: it is longer than {@link Job#MAX_PAYLOAD_BYTES} of UTF-8, or it
+     * could be stored but not run: its numbers would grow by more than {@link #MAX_RENDERED_GROWTH} in
+     * all, one would print with more than {@link #MAX_NUMBER_LENGTH} digits, or it nests deeper than
+     * {@link #MAX_NESTING_DEPTH}. The one payload check of every door (HTTP, {@code NewJob}, {@code
+     * NewJobBatch}).
      *
      * @param name what to call the value in the message, e.g. "payload"
      */
     public static Optional<String> unreadablePayload(String name, CharSequence json) {
+        long bytes = StoredText.utf8Length(json.toString());
+        if (bytes > Job.MAX_PAYLOAD_BYTES) {
+            return Optional.of(name + " is " + bytes + " bytes of JSON text (UTF-8), more than " + Job.MAX_PAYLOAD_BYTES
+                    + " (1 MiB)");
+        }
         Rendering r = measure(json);
         if (r.growth() > MAX_RENDERED_GROWTH) return Optional.of(tooLargeMessage(name, r.growth()));
         if (r.mostDigits() > MAX_NUMBER_LENGTH) {

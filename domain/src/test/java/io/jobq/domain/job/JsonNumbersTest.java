@@ -80,6 +80,18 @@ class JsonNumbersTest {
     }
 
     @Test
+    void aPayloadOverOneMebibyteOfUtf8IsRefusedNamingItsSize() {
+        String atLimit = "\"" + "x".repeat(Job.MAX_PAYLOAD_BYTES - 2) + "\"";
+        JsonNumbers.requireReadableBack("payload", atLimit);
+        // 'é' is two bytes in UTF-8: the limit counts bytes, not characters
+        String over = "\"" + "é".repeat(Job.MAX_PAYLOAD_BYTES / 2) + "\"";
+        assertThat(over.length()).isLessThan(Job.MAX_PAYLOAD_BYTES);
+        assertThatThrownBy(() -> JsonNumbers.requireReadableBack("payloads[3]", over))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("payloads[3] is " + (Job.MAX_PAYLOAD_BYTES + 2) + " bytes of JSON text (UTF-8), more than 1048576 (1 MiB)");
+    }
+
+    @Test
     void everyDoubleFitsEasily() {
         String doubles = "[" + Double.MAX_VALUE + ", " + Double.MIN_VALUE + ", " + -Double.MAX_VALUE + "]";
         assertThat(JsonNumbers.renderedGrowth(doubles)).isLessThan(1_000);
