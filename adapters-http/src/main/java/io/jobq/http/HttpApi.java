@@ -39,8 +39,8 @@ import org.slf4j.LoggerFactory;
  * {@link ApiException} → its status; Javalin's 404 / 405 / 413 → the same status as JSON;
  * {@link StoreUnavailableException} → 503 {@code store_unavailable} with {@code Retry-After};
  * {@link StoreConflictException} (a concurrent transaction aborted the write, and the store's own
- * retries ran out) → 503 {@code concurrent_update} with {@code Retry-After}; Jetty's 4xx refusals → the
- * same status as JSON; {@link IllegalArgumentException} (input the store refused) → 400
+ * retries ran out) → 503 {@code concurrent_update} with {@code Retry-After};
+ * {@link IllegalArgumentException} (input the store refused) → 400
  * {@code bad_request}; anything else → 500 {@code internal_error} with a reference id, the exception
  * logged under it (never in the body). Whatever goes wrong while a request is read is a 4xx
  * ({@link Inputs}), and every error body is at most 4 KiB ({@link ProblemResponse}).
@@ -148,9 +148,6 @@ public final class HttpApi {
                                 + settings.retryAfter().toSeconds() + " s", null));
             }
             case HttpResponseException http -> httpStatus(ctx, http.getStatus(), http.getMessage());
-            // Jetty's refusals met while handling (e.g. a query string that is not valid UTF-8): 4xx as they say
-            case org.eclipse.jetty.http.HttpException jetty when jetty.getCode() >= 400 && jetty.getCode() < 500 ->
-                    httpStatus(ctx, jetty.getCode(), jetty.getReason());
             case IllegalArgumentException refused -> {
                 // the store refused the input (the port's contract for, e.g., a payload PostgreSQL cannot hold)
                 log.warn("{} {}: refused: {}", ctx.method(), ctx.path(), refused.getMessage());
