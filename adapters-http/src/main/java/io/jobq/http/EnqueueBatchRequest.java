@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.jobq.application.port.NewJobBatch;
 import io.jobq.domain.job.Job;
+import io.jobq.domain.job.JobLimits;
 import io.jobq.domain.job.JsonNumbers;
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.job.TaskName;
@@ -33,8 +34,8 @@ public record EnqueueBatchRequest(String task, List<String> payloads, String ten
         String task = f.requiredIdentifier("task");
         String tenant = f.identifierOr("tenant", TenantId.DEFAULT.value());
         String queue = f.identifierOr("queue", QueueName.DEFAULT.value());
-        int maxAttempts = f.integerOr("max_attempts", 1, Job.MAX_MAX_ATTEMPTS, Job.DEFAULT_MAX_ATTEMPTS);
-        Duration delay = f.delayOr("delay_seconds", Duration.ZERO);
+        int maxAttempts = f.integerOr("max_attempts", JobLimits::maxAttemptsOf, Job.DEFAULT_MAX_ATTEMPTS);
+        Duration delay = f.numberOr("delay_seconds", JobLimits::delayOfSeconds, Duration.ZERO);
         JsonNode array = f.required("payloads");
         String limit = "payloads must be an array of 1-" + NewJobBatch.MAX_SIZE + " JSON values";
         if (!array.isArray()) throw ApiException.invalid("payloads", limit + ", was " + array.getNodeType().name().toLowerCase(java.util.Locale.ROOT));

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.jobq.application.port.NewJob;
 import io.jobq.domain.job.Job;
+import io.jobq.domain.job.JobLimits;
 import io.jobq.domain.job.JsonNumbers;
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.job.TaskName;
@@ -14,7 +15,8 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The body of {@code POST /jobs}, validated.
+ * The body of {@code POST /jobs}, validated. Limits are the domain's ({@link JobLimits}, {@code Identifier},
+ * {@link JsonNumbers}), the same a job enqueued through the Java client must respect.
  *
  * <pre>{@code {"task": "word_count", "payload": {"text": "hi"}, "tenant": "acme", "queue": "default",
  *  "idempotency_key": "order-17", "max_attempts": 5, "delay_seconds": 0}}</pre>
@@ -40,9 +42,9 @@ public record EnqueueJobRequest(String task, String payload, String tenant, Stri
         String task = f.requiredIdentifier("task");
         String tenant = f.identifierOr("tenant", TenantId.DEFAULT.value());
         String queue = f.identifierOr("queue", QueueName.DEFAULT.value());
-        Optional<String> key = f.text("idempotency_key", 1, NewJob.MAX_IDEMPOTENCY_KEY_LENGTH);
-        int maxAttempts = f.integerOr("max_attempts", 1, Job.MAX_MAX_ATTEMPTS, Job.DEFAULT_MAX_ATTEMPTS);
-        Duration delay = f.delayOr("delay_seconds", Duration.ZERO);
+        Optional<String> key = f.string("idempotency_key", JobLimits::requireIdempotencyKey);
+        int maxAttempts = f.integerOr("max_attempts", JobLimits::maxAttemptsOf, Job.DEFAULT_MAX_ATTEMPTS);
+        Duration delay = f.numberOr("delay_seconds", JobLimits::delayOfSeconds, Duration.ZERO);
         // payload is "any JSON value", so JSON null is a value here, not an absent field
         JsonNode payloadNode = body.has("payload") ? body.get("payload") : JsonNodeFactory.instance.objectNode();
         JsonBodies.unstorable("payload", payloadNode).ifPresent(why -> {

@@ -4,22 +4,26 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeType;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.jobq.domain.job.Identifier;
+import io.jobq.domain.job.StoredText;
 import java.math.BigDecimal;
-import java.time.Duration;
 import java.util.Iterator;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * Typed, exact access to the fields of a request object. Every failure is a 400 naming the field.
- * Types are checked exactly: an integer field refuses {@code 1.5}, {@code "3"} and {@code true}; a
- * string field refuses numbers. An optional field given as JSON {@code null} counts as absent.
+ * Types are checked here, exactly: an integer field refuses {@code 1.5}, {@code 3.0}, {@code "3"} and
+ * {@code true}; a string field refuses numbers. Ranges and lengths are the domain's: each value is
+ * handed to a domain rule ({@code JobLimits}, {@code TenantWeight}, {@code Identifier}) and the rule's
+ * {@link IllegalArgumentException} becomes the 400, so the API and the domain cannot disagree. An
+ * optional field given as JSON {@code null} counts as absent.
+ *
+ * <p>Numbers reach this class only after {@link JsonBodies} has checked every number literal of the
+ * body ({@code JsonNumbers#unacceptableNumber}), so turning them into {@link BigDecimal}s is cheap.
  */
 final class Fields {
-    /** Longest delay_seconds: 365 days. */
-    static final long MAX_DELAY_SECONDS = 31_536_000L;
-
     private final ObjectNode body;
 
     /** @throws ApiException 400 {@code unknown_field} naming the first field not in {@code allowed} */
@@ -28,7 +32,7 @@ final class Fields {
         for (Iterator<String> it = body.fieldNames(); it.hasNext(); ) {
             String name = it.next();
             if (!allowed.contains(name)) {
-                String shown = JsonBodies.printable(name);
+                String shown = StoredText.excerpt(name);
                 throw new ApiException(400, "unknown_field", "unknown field \"" + shown + "\"; accepted: "
                         + String.join(", ", allowed.stream().sorted().toList()), shown);
             }
@@ -45,15 +49,23 @@ final class Fields {
         return optional(name).orElseThrow(() -> new ApiException(400, "missing_field", name + " is required", name));
     }
 
-    /** A name of 1-128 characters of [A-Za-z0-9_.:-] (task, tenant, queue). */
-    static String identifier(String name, JsonNode node) {
-        if (!node.isTextual()) throw ApiException.invalid(name, name + " must be a string, was " + type(node));
-        String value = node.textValue();
+    /**
+     * Runs a domain rule on a value of field {@code name}.
+     *
+     * @throws ApiException 400 {@code invalid_field} naming {@code name}, with the rule's message
+     */
+    static <T> T checked(String name, Supplier<T> rule) {
         try {
-            return Identifier.check(name, value);
+            return rule.get();
         } catch (IllegalArgumentException e) {
             throw ApiException.invalid(name, e.getMessage());
         }
+    }
+
+    /** A name of 1-128 characters of [A-Za-z0-9_.:-] (task, tenant, queue): {@link Identifier}'s rule. */
+    static String identifier(String name, JsonNode node) {
+        if (!node.isTextual()) throw ApiException.invalid(name, name + " must be a string, was " + describe(node));
+        return checked(name, () -> Identifier.check(name, node.textValue()));
     }
 
     String requiredIdentifier(String name) {
@@ -64,59 +76,41 @@ final class Fields {
         return optional(name).map(n -> identifier(name, n)).orElse(fallback);
     }
 
-    /** A string of {@code min..max} UTF-16 code units with no NUL and no lone surrogate. */
-    Optional<String> text(String name, int min, int max) {
+    /** A JSON string, judged by {@code rule}. */
+    <T> Optional<T> string(String name, Function<String, T> rule) {
         return optional(name).map(n -> {
-            if (!n.isTextual()) throw ApiException.invalid(name, name + " must be a string, was " + type(n));
-            String v = n.textValue();
-            JsonBodies.badText(v).ifPresent(why -> {
-                throw ApiException.invalid(name, name + " " + why);
-            });
-            if (v.length() < min || v.length() > max) {
-                throw ApiException.invalid(name, name + " must be " + min + "-" + max + " characters, was " + v.length());
-            }
-            return v;
+            if (!n.isTextual()) throw ApiException.invalid(name, name + " must be a string, was " + describe(n));
+            return checked(name, () -> rule.apply(n.textValue()));
         });
     }
 
-    /** An exact JSON integer in {@code min..max}. */
-    int integerOr(String name, int min, int max, int fallback) {
+    /** A JSON integer (no point, no exponent), judged by {@code rule}; {@code fallback} when absent. */
+    <T> T integerOr(String name, Function<BigDecimal, T> rule, T fallback) {
         return optional(name).map(n -> {
-            if (!n.isIntegralNumber()) {
-                throw ApiException.invalid(name, name + " must be an integer " + min + "-" + max + ", was " + describe(n));
-            }
-            if (!n.canConvertToInt() || n.intValue() < min || n.intValue() > max) {
-                throw ApiException.invalid(name, name + " must be " + min + "-" + max + ", was " + n.asText());
-            }
-            return n.intValue();
+            if (!n.isIntegralNumber()) throw ApiException.invalid(name, name + " must be an integer, was " + describe(n));
+            return checked(name, () -> rule.apply(n.decimalValue()));
         }).orElse(fallback);
     }
 
-    /** A JSON number as an exact decimal. */
-    static BigDecimal number(String name, JsonNode n, String range) {
-        if (!n.isNumber()) throw ApiException.invalid(name, name + " must be a number " + range + ", was " + describe(n));
-        return n.decimalValue();
+    /** Any JSON number, exactly, judged by {@code rule}; {@code fallback} when absent. */
+    <T> T numberOr(String name, Function<BigDecimal, T> rule, T fallback) {
+        return optional(name).map(n -> number(name, n, rule)).orElse(fallback);
     }
 
-    /** delay_seconds: a number of seconds, 0..31,536,000, millisecond resolution; default 0. */
-    Duration delayOr(String name, Duration fallback) {
-        return optional(name).map(n -> {
-            String range = "0-" + MAX_DELAY_SECONDS;
-            BigDecimal seconds = number(name, n, range);
-            if (seconds.signum() < 0 || seconds.compareTo(BigDecimal.valueOf(MAX_DELAY_SECONDS)) > 0) {
-                throw ApiException.invalid(name, name + " must be " + range + ", was " + seconds.toPlainString());
-            }
-            return Duration.ofMillis(seconds.movePointRight(3).longValue());
-        }).orElse(fallback);
+    /** A required JSON number, exactly, judged by {@code rule}. */
+    <T> T requiredNumber(String name, Function<BigDecimal, T> rule) {
+        return number(name, required(name), rule);
     }
 
-    private static String type(JsonNode n) {
-        return n.getNodeType() == JsonNodeType.NUMBER ? "a number" : n.getNodeType().name().toLowerCase(Locale.ROOT);
+    private static <T> T number(String name, JsonNode n, Function<BigDecimal, T> rule) {
+        if (!n.isNumber()) throw ApiException.invalid(name, name + " must be a number, was " + describe(n));
+        return checked(name, () -> rule.apply(n.decimalValue()));
     }
 
     private static String describe(JsonNode n) {
-        if (n.isTextual()) return "the string \"" + JsonBodies.printable(n.textValue()) + "\"";
+        if (n.isTextual()) return "the string \"" + StoredText.excerpt(n.textValue()) + "\"";
         if (n.isContainerNode()) return "an " + (n.isArray() ? "array" : "object");
-        return n.toString();
+        if (n.getNodeType() == JsonNodeType.NUMBER) return "the number " + StoredText.excerpt(n.toString());
+        return n.toString(); // true, false
     }
 }

@@ -9,6 +9,7 @@ import io.javalin.router.Endpoint;
 import io.jobq.application.port.JobStore;
 import io.jobq.application.port.StoreConflictException;
 import io.jobq.application.port.StoreUnavailableException;
+import io.jobq.domain.job.StoredText;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
@@ -38,8 +39,11 @@ import org.slf4j.LoggerFactory;
  * {@link ApiException} → its status; Javalin's 404 / 405 / 413 → the same status as JSON;
  * {@link StoreUnavailableException} → 503 {@code store_unavailable} with {@code Retry-After};
  * {@link StoreConflictException} (a concurrent transaction aborted the write, and the store's own
- * retries ran out) → 503 {@code concurrent_update} with {@code Retry-After}; anything
- * else → 500 {@code internal_error} with a reference id, the exception logged under it (never in the body).
+ * retries ran out) → 503 {@code concurrent_update} with {@code Retry-After};
+ * {@link IllegalArgumentException} (input the store refused) → 400
+ * {@code bad_request}; anything else → 500 {@code internal_error} with a reference id, the exception
+ * logged under it (never in the body). Whatever goes wrong while a request is read is a 4xx
+ * ({@link Inputs}), and every error body is at most 4 KiB ({@link ProblemResponse}).
  */
 public final class HttpApi {
     private static final Logger log = LoggerFactory.getLogger(HttpApi.class);
@@ -143,20 +147,11 @@ public final class HttpApi {
                         "the request collided with a concurrent update and changed nothing; retry after "
                                 + settings.retryAfter().toSeconds() + " s", null));
             }
-            case HttpResponseException http -> {
-                int status = http.getStatus();
-                String code = switch (status) {
-                    case 404 -> "not_found";
-                    case 405 -> "method_not_allowed";
-                    case 413 -> "payload_too_large";
-                    default -> status >= 500 ? "internal_error" : "bad_request";
-                };
-                String message = switch (status) {
-                    case 404 -> "no route for " + ctx.method() + " " + JsonBodies.printable(ctx.path());
-                    case 405 -> "method " + ctx.method() + " is not allowed on " + JsonBodies.printable(ctx.path());
-                    default -> http.getMessage();
-                };
-                Responses.json(ctx, status, ProblemResponse.of(code, message, null));
+            case HttpResponseException http -> httpStatus(ctx, http.getStatus(), http.getMessage());
+            case IllegalArgumentException refused -> {
+                // the store refused the input (the port's contract for, e.g., a payload PostgreSQL cannot hold)
+                log.warn("{} {}: refused: {}", ctx.method(), ctx.path(), refused.getMessage());
+                Responses.json(ctx, 400, ProblemResponse.of("bad_request", "the request was refused: " + refused.getMessage(), null));
             }
             default -> {
                 String ref = UUID.randomUUID().toString();
@@ -164,6 +159,21 @@ public final class HttpApi {
                 Responses.json(ctx, 500, ProblemResponse.of("internal_error", "internal error (ref " + ref + "); see the server log", null));
             }
         }
+    }
+
+    private static void httpStatus(Context ctx, int status, String reason) {
+        String code = switch (status) {
+            case 404 -> "not_found";
+            case 405 -> "method_not_allowed";
+            case 413 -> "payload_too_large";
+            default -> status >= 500 ? "internal_error" : "bad_request";
+        };
+        String message = switch (status) {
+            case 404 -> "no route for " + ctx.method() + " " + StoredText.excerpt(ctx.path());
+            case 405 -> "method " + ctx.method() + " is not allowed on " + StoredText.excerpt(ctx.path());
+            default -> reason == null ? "status " + status : reason;
+        };
+        Responses.json(ctx, status, ProblemResponse.of(code, message, null));
     }
 
     /** The matched route template for metrics, so /jobs/1 and /jobs/2 share one series. */

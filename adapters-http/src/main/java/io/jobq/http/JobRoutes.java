@@ -5,15 +5,17 @@ import io.javalin.http.Context;
 import io.jobq.application.port.EnqueueResult;
 import io.jobq.application.port.JobQuery;
 import io.jobq.application.port.JobStore;
+import io.jobq.application.port.NewJob;
+import io.jobq.application.port.NewJobBatch;
 import io.jobq.application.port.RetryResult;
-import io.jobq.domain.job.Identifier;
 import io.jobq.domain.job.Job;
 import io.jobq.domain.job.JobId;
 import io.jobq.domain.job.JobState;
 import io.jobq.domain.job.QueueName;
+import io.jobq.domain.job.StoredText;
 import io.jobq.domain.tenant.TenantId;
+import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -52,27 +54,27 @@ final class JobRoutes {
     }
 
     private void enqueue(Context ctx) {
-        EnqueueJobRequest req = EnqueueJobRequest.from(JsonBodies.readObject(ctx, settings.maxBodyBytes()));
-        EnqueueResult result = store.enqueue(req.toNewJob());
+        NewJob job = Inputs.read(() -> EnqueueJobRequest.from(JsonBodies.readObject(ctx, settings.maxBodyBytes())).toNewJob());
+        EnqueueResult result = store.enqueue(job);
         if (result instanceof EnqueueResult.Created) metrics.enqueued(result.job().queue(), 1);
         Responses.json(ctx, result instanceof EnqueueResult.Created ? 201 : 200, JobView.of(result.job()));
     }
 
     private void enqueueBatch(Context ctx) {
-        EnqueueBatchRequest req = EnqueueBatchRequest.from(JsonBodies.readObject(ctx, settings.maxBodyBytes()));
-        List<JobId> ids = store.enqueueBatch(req.toNewJobBatch());
-        metrics.enqueued(QueueName.of(req.queue()), ids.size());
+        NewJobBatch batch = Inputs.read(() -> EnqueueBatchRequest.from(JsonBodies.readObject(ctx, settings.maxBodyBytes())).toNewJobBatch());
+        List<JobId> ids = store.enqueueBatch(batch);
+        metrics.enqueued(batch.queue(), ids.size());
         Responses.json(ctx, 201, new Views.BatchCreated(ids.stream().map(JobId::value).toList()));
     }
 
     private void get(Context ctx) {
-        JobId id = pathId(ctx);
+        JobId id = Inputs.read(() -> pathId(ctx));
         Job job = store.get(id).orElseThrow(() -> notFound(id));
         Responses.json(ctx, 200, JobView.of(job));
     }
 
     private void retry(Context ctx) {
-        JobId id = pathId(ctx);
+        JobId id = Inputs.read(() -> pathId(ctx));
         switch (store.retryDead(id)) {
             case RetryResult.Requeued r -> Responses.json(ctx, 200, JobView.of(r.job()));
             case RetryResult.NotDead n -> throw new ApiException(409, "job_not_dead",
@@ -82,74 +84,73 @@ final class JobRoutes {
     }
 
     private void list(Context ctx) {
-        Map<String, List<String>> params = ctx.queryParamMap();
-        for (var e : params.entrySet()) {
-            String shown = JsonBodies.printable(e.getKey());
+        JobQuery query = Inputs.read(() -> listQuery(ctx));
+        List<Job> page = store.list(query);
+        Long next = null;
+        if (page.size() == query.limit()) {
+            // A full page may be the last one: probe for one more row so `next` is null exactly on the last page.
+            JobId last = page.getLast().id();
+            JobQuery probe = new JobQuery(query.tenant(), query.queue(), query.state(), 1, Optional.of(last));
+            if (!store.list(probe).isEmpty()) next = last.value();
+        }
+        Responses.json(ctx, 200, new Views.JobPage(page.stream().map(JobView::of).toList(), next));
+    }
+
+    /** The query of {@code GET /jobs}; each parameter at most once, none unknown. */
+    private static JobQuery listQuery(Context ctx) {
+        requireWellFormed(ctx.queryString());
+        for (var e : ctx.queryParamMap().entrySet()) {
+            String shown = StoredText.excerpt(e.getKey());
             if (!LIST_PARAMS.contains(e.getKey())) {
                 throw new ApiException(400, "unknown_field", "unknown query parameter \"" + shown + "\"; accepted: after, limit, queue, status, tenant", shown);
             }
             if (e.getValue().size() > 1) throw ApiException.invalid(shown, shown + " must be given at most once");
         }
-        Optional<TenantId> tenant = param(ctx, "tenant").map(v -> TenantId.of(identifier("tenant", v)));
-        Optional<QueueName> queue = param(ctx, "queue").map(v -> QueueName.of(identifier("queue", v)));
+        Optional<TenantId> tenant = param(ctx, "tenant").map(v -> Fields.checked("tenant", () -> TenantId.of(v)));
+        Optional<QueueName> queue = param(ctx, "queue").map(v -> Fields.checked("queue", () -> QueueName.of(v)));
         Optional<JobState> state = param(ctx, "status").map(v -> {
             try {
                 return JobState.fromDbName(v);
             } catch (IllegalArgumentException e) {
                 throw ApiException.invalid("status", "status must be one of scheduled, queued, running, done, dead, was \""
-                        + JsonBodies.printable(v) + "\"");
+                        + StoredText.excerpt(v) + "\"");
             }
         });
         int limit = param(ctx, "limit").map(v -> {
-            String range = "1-" + JobQuery.MAX_LIMIT;
-            long n = parseLong("limit", v, "an integer " + range);
-            if (n < 1 || n > JobQuery.MAX_LIMIT) throw ApiException.invalid("limit", "limit must be " + range + ", was " + n);
+            // ASCII digits only: Long.parseLong would also take "+5"; 18 digits cannot overflow a long
+            boolean digits = !v.isEmpty() && v.length() <= 18 && v.chars().allMatch(c -> c >= '0' && c <= '9');
+            long n = digits ? Long.parseLong(v) : -1;
+            if (n < 1 || n > JobQuery.MAX_LIMIT) {
+                throw ApiException.invalid("limit", "limit must be an integer 1-" + JobQuery.MAX_LIMIT + ", was \"" + StoredText.excerpt(v) + "\"");
+            }
             return (int) n;
         }).orElse(JobQuery.DEFAULT_LIMIT);
-        Optional<JobId> after = param(ctx, "after").map(v -> positiveId("after", v));
-        List<Job> page = store.list(new JobQuery(tenant, queue, state, limit, after));
-        Long next = null;
-        if (page.size() == limit) {
-            // A full page may be the last one: probe for one more row so `next` is null exactly on the last page.
-            JobId last = page.getLast().id();
-            if (!store.list(new JobQuery(tenant, queue, state, 1, Optional.of(last))).isEmpty()) next = last.value();
+        Optional<JobId> after = param(ctx, "after").map(v -> Fields.checked("after", () -> JobId.parse("after", v)));
+        return new JobQuery(tenant, queue, state, limit, after);
+    }
+
+    /**
+     * Refuses a query string with a broken percent-escape ({@code limit=%zz}, {@code a=%}): the server's
+     * decoder drops such a parameter silently, and a parameter must never be silently ignored.
+     */
+    private static void requireWellFormed(String query) {
+        if (query == null) return;
+        for (String pair : query.split("&")) {
+            for (int i = pair.indexOf('%'); i >= 0; i = pair.indexOf('%', i + 1)) {
+                if (i + 2 >= pair.length() || !HexFormat.isHexDigit(pair.charAt(i + 1)) || !HexFormat.isHexDigit(pair.charAt(i + 2))) {
+                    String name = StoredText.excerpt(pair.split("=", 2)[0]);
+                    throw ApiException.invalid(name, "query parameter \"" + name + "\" has a broken percent-escape (% and two hex digits)");
+                }
+            }
         }
-        Responses.json(ctx, 200, new Views.JobPage(page.stream().map(JobView::of).toList(), next));
     }
 
     private static Optional<String> param(Context ctx, String name) {
         return Optional.ofNullable(ctx.queryParam(name));
     }
 
-    private static String identifier(String name, String value) {
-        if (!Identifier.isValid(value)) {
-            throw ApiException.invalid(name, name + " must be 1-" + Identifier.MAX_LENGTH + " characters of [A-Za-z0-9_.:-], was \""
-                    + JsonBodies.printable(value) + "\"");
-        }
-        return value;
-    }
-
     static JobId pathId(Context ctx) {
-        return positiveId("id", ctx.pathParam("id"));
-    }
-
-    private static JobId positiveId(String name, String value) {
-        long n = parseLong(name, value, "a positive integer");
-        if (n < 1) throw ApiException.invalid(name, name + " must be a positive integer, was " + n);
-        return JobId.of(n);
-    }
-
-    private static long parseLong(String name, String value, String expected) {
-        // digits only: Long.parseLong would also take "+5"
-        if (value.isEmpty() || value.length() > 19 || !value.chars().allMatch(c -> (c >= '0' && c <= '9') || c == '-')
-                || value.lastIndexOf('-') > 0) {
-            throw ApiException.invalid(name, name + " must be " + expected + ", was \"" + JsonBodies.printable(value) + "\"");
-        }
-        try {
-            return Long.parseLong(value);
-        } catch (NumberFormatException e) {
-            throw ApiException.invalid(name, name + " must be " + expected + ", was \"" + JsonBodies.printable(value) + "\"");
-        }
+        return Fields.checked("id", () -> JobId.parse("id", ctx.pathParam("id")));
     }
 
     private static ApiException notFound(JobId id) {

@@ -1,9 +1,13 @@
 package io.jobq.http;
 
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.JsonStreamContext;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.StreamWriteConstraints;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -11,19 +15,17 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.http.Context;
+import io.jobq.domain.job.JsonNumbers;
+import io.jobq.domain.job.StoredText;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CoderResult;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.Iterator;
 import java.util.Locale;
 import java.util.Map;
@@ -31,7 +33,13 @@ import java.util.Optional;
 
 /**
  * Reads request bodies strictly: JSON media type (else 415), at most the size limit (else 413), valid
- * UTF-8, one JSON object with no duplicate keys and nothing after it (else 400).
+ * UTF-8, one JSON object with no duplicate keys and nothing after it, every number in it acceptable to
+ * the domain (else 400).
+ *
+ * <p>Numbers are judged on their text before anything builds them ({@link #requireAcceptableNumbers}):
+ * {@code 1e9999999999} has an exponent Java's {@code BigDecimal} cannot hold, and {@code 1e1000000000},
+ * 12 bytes long, would be a gigabyte printed in full. After that check every number of the tree has at
+ * most 1,000 digits as printed and costs nothing to compare, convert or quote.
  *
  * <p>Why not let Jackson read the bytes: its UTF-8 decoder reports some invalid sequences but not
  * every one in every position, and never names the field. Decoding first with a strict decoder and
@@ -40,8 +48,22 @@ import java.util.Optional;
  * refuse, naming the field.
  */
 final class JsonBodies {
-    /** Strict parsing: duplicate keys and trailing tokens are errors; floats keep their exact digits. */
-    static final ObjectMapper STRICT = JsonMapper.builder()
+    /**
+     * Strict parsing: duplicate keys and trailing tokens are errors; floats keep their exact digits.
+     * Jackson's own limits are set from the domain's, not left to Jackson's defaults: number literals
+     * of at most {@link JsonNumbers#MAX_NUMBER_LENGTH} characters, and nesting (read and written) two
+     * levels deeper than {@link JsonNumbers#MAX_NESTING_DEPTH}, for the body object and the
+     * {@code payloads} array around a payload, whose own depth {@link JsonNumbers#unreadablePayload}
+     * then judges with a message naming it.
+     */
+    static final ObjectMapper STRICT = JsonMapper.builder(JsonFactory.builder()
+                    .streamReadConstraints(StreamReadConstraints.builder()
+                            .maxNumberLength((int) JsonNumbers.MAX_NUMBER_LENGTH)
+                            .maxNestingDepth(JsonNumbers.MAX_NESTING_DEPTH + 2)
+                            .build())
+                    // writing a payload back to text ({@link #toJson}) must not refuse what reading accepted
+                    .streamWriteConstraints(StreamWriteConstraints.builder().maxNestingDepth(JsonNumbers.MAX_NESTING_DEPTH + 2).build())
+                    .build())
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
@@ -49,10 +71,6 @@ final class JsonBodies {
 
     /** Stands in for each malformed UTF-8 sequence; see the class comment. */
     static final char MALFORMED = '\uDFFF';
-
-    /** PostgreSQL numeric (and so jsonb) holds at most 131,072 digits before the point, 16,383 after. */
-    private static final int MAX_INTEGER_DIGITS = 131_072;
-    private static final int MAX_FRACTION_DIGITS = 16_383;
 
     private JsonBodies() {}
 
@@ -68,6 +86,7 @@ final class JsonBodies {
     static ObjectNode readObject(Context ctx, long maxBytes) {
         requireJsonContentType(ctx.header("Content-Type"));
         Decoded body = decodeUtf8(readLimited(ctx, maxBytes));
+        requireAcceptableNumbers(body);
         JsonNode node;
         try {
             node = STRICT.readTree(body.text());
@@ -86,57 +105,80 @@ final class JsonBodies {
     }
 
     /**
+     * The first pass over the body, with the same parser settings as the second: refuses the first number
+     * literal {@link JsonNumbers#unacceptableNumber} refuses, naming the top-level field it is in and
+     * its path (e.g. {@code payloads[3].n}), before anything turns a literal into a number. Reads
+     * tokens only; syntax errors found on the way are reported as the tree read would report them.
+     *
+     * @throws ApiException 400 {@code invalid_field} for a number, {@code malformed_json} (or
+     *     {@code duplicate_field}, {@code invalid_encoding}) for what the parser refuses
+     */
+    private static void requireAcceptableNumbers(Decoded body) {
+        try (JsonParser p = STRICT.createParser(body.text())) {
+            try {
+                for (JsonToken t = p.nextToken(); t != null; t = p.nextToken()) {
+                    // the path is printed only for a refused number: building it for each would cost depth × numbers
+                    if (t.isNumeric() && JsonNumbers.unacceptableNumber("", p.getText()).isPresent()) {
+                        String why = JsonNumbers.unacceptableNumber(JsonPaths.of(p.getParsingContext()), p.getText()).orElseThrow();
+                        throw ApiException.invalid(JsonPaths.topLevelField(p.getParsingContext()), why);
+                    }
+                }
+            } catch (StreamConstraintsException e) {
+                // a number literal too long, nesting too deep: a limit, so the field is at fault, not the syntax
+                String field = JsonPaths.topLevelField(p.getParsingContext());
+                throw ApiException.invalid(field, (field == null ? "the body" : field) + " " + overLimit(e.getOriginalMessage()));
+            }
+        } catch (StreamReadException e) {
+            throw parseError(e, body.hadMalformedBytes());
+        } catch (IOException e) {
+            throw new ApiException(400, "malformed_json", "body is not valid JSON: " + e.getMessage(), null);
+        }
+    }
+
+    /** Jackson's message for a broken read limit, said in the API's terms (which limit, not which Jackson setting). */
+    private static String overLimit(String jackson) {
+        if (jackson.startsWith("Number value length")) {
+            return "holds a number written with more than " + JsonNumbers.MAX_NUMBER_LENGTH + " characters";
+        }
+        if (jackson.startsWith("Document nesting depth")) {
+            return "nests arrays and objects more than " + JsonNumbers.MAX_NESTING_DEPTH + " levels deep, which a worker's JSON parser refuses";
+        }
+        return "is refused: " + jackson;
+    }
+
+    /**
      * Names the top-level field whose key or value (at any depth) holds a malformed sequence; the
      * message gives the path to it, e.g. {@code payloads[6].s}.
      */
     private static ApiException invalidEncoding(ObjectNode object) {
         for (Iterator<Map.Entry<String, JsonNode>> it = object.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> f = it.next();
-            String field = printable(f.getKey());
-            Optional<String> path = f.getKey().indexOf(MALFORMED) >= 0 ? Optional.of(field) : malformedPath(field, f.getValue());
-            if (path.isPresent()) {
-                return new ApiException(400, "invalid_encoding", path.get() + " contains bytes that are not valid UTF-8", field);
+            String field = StoredText.excerpt(f.getKey());
+            Optional<String> where = f.getKey().indexOf(MALFORMED) >= 0 ? Optional.of(field)
+                    : JsonPaths.find(f.getKey(), f.getValue(), s -> s.indexOf(MALFORMED) >= 0 ? Optional.of("") : Optional.empty())
+                            .map(found -> (found.key() ? "a key in " : "") + found.where());
+            if (where.isPresent()) {
+                return new ApiException(400, "invalid_encoding", where.get() + " contains bytes that are not valid UTF-8", field);
             }
         }
         return new ApiException(400, "invalid_encoding", "the body is not valid UTF-8", null);
-    }
-
-    /** The path to the first string or key holding {@link #MALFORMED} in {@code value}; iterative, so depth cannot overflow the stack. */
-    private static Optional<String> malformedPath(String name, JsonNode value) {
-        Deque<Map.Entry<String, JsonNode>> todo = new ArrayDeque<>();
-        todo.push(Map.entry(name, value));
-        while (!todo.isEmpty()) {
-            Map.Entry<String, JsonNode> e = todo.pop();
-            JsonNode node = e.getValue();
-            if (node.isTextual() && node.textValue().indexOf(MALFORMED) >= 0) return Optional.of(e.getKey());
-            if (node.isObject()) {
-                for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
-                    Map.Entry<String, JsonNode> f = it.next();
-                    if (f.getKey().indexOf(MALFORMED) >= 0) return Optional.of("a key in " + e.getKey());
-                    todo.push(Map.entry(e.getKey() + "." + printable(f.getKey()), f.getValue()));
-                }
-            } else if (node.isArray()) {
-                for (int i = node.size() - 1; i >= 0; i--) todo.push(Map.entry(e.getKey() + "[" + i + "]", node.get(i)));
-            }
-        }
-        return Optional.empty();
     }
 
     static void requireJsonContentType(String header) {
         if (header == null || header.isBlank()) {
             throw new ApiException(415, "unsupported_media_type", "Content-Type must be application/json", null);
         }
-        String[] parts = header.split(";");
+        String[] parts = header.split(";", -1); // -1: ";;;" gives four empty parts, not none
         String mime = parts[0].trim().toLowerCase(Locale.ROOT);
         if (!mime.equals("application/json") && !(mime.startsWith("application/") && mime.endsWith("+json"))) {
-            throw new ApiException(415, "unsupported_media_type", "Content-Type must be application/json, was " + printable(mime), null);
+            throw new ApiException(415, "unsupported_media_type", "Content-Type must be application/json, was " + StoredText.excerpt(mime), null);
         }
         for (int i = 1; i < parts.length; i++) {
             String[] kv = parts[i].trim().split("=", 2);
             if (kv.length == 2 && kv[0].trim().equalsIgnoreCase("charset")) {
                 String charset = kv[1].trim().replace("\"", "");
                 if (!charset.equalsIgnoreCase("utf-8") && !charset.equalsIgnoreCase("utf8")) {
-                    throw new ApiException(415, "unsupported_media_type", "the body must be UTF-8, charset was " + printable(charset), null);
+                    throw new ApiException(415, "unsupported_media_type", "the body must be UTF-8, charset was " + StoredText.excerpt(charset), null);
                 }
             }
         }
@@ -158,7 +200,8 @@ final class JsonBodies {
             }
             return out.toByteArray();
         } catch (IOException e) {
-            throw new UncheckedIOException("reading the request body", e);
+            // the client closed early, sent less than it announced, or broke the chunked encoding
+            throw new ApiException(400, "bad_request", "the request body could not be read: " + e.getMessage(), null);
         }
     }
 
@@ -195,7 +238,7 @@ final class JsonBodies {
 
     private static ApiException parseError(StreamReadException e, boolean hadMalformedBytes) {
         String field = null;
-        if (e.getProcessor() instanceof JsonParser p) field = topLevelField(p.getParsingContext());
+        if (e.getProcessor() instanceof JsonParser p) field = JsonPaths.topLevelField(p.getParsingContext());
         String message = e.getOriginalMessage();
         if (message != null && message.startsWith("Duplicate")) {
             return new ApiException(400, "duplicate_field", "a JSON object repeats a key: " + message, field);
@@ -212,47 +255,16 @@ final class JsonBodies {
         return new ApiException(400, "malformed_json", "body is not valid JSON at line " + line + ", column " + column + ": " + message, field);
     }
 
-    /** The top-level key whose value the parser was inside, or null at the top level. */
-    private static String topLevelField(JsonStreamContext ctx) {
-        JsonStreamContext c = ctx;
-        while (c != null && c.getParent() != null && !c.getParent().inRoot()) c = c.getParent();
-        return c == null ? null : c.getCurrentName();
-    }
-
     /**
      * The first thing in {@code value} PostgreSQL's jsonb cannot store, as a message, or empty when
      * it is storable: a NUL or lone surrogate (also: malformed UTF-8) in any string or object key at
-     * any depth, or a number beyond numeric's range. Iterative, so nesting depth cannot overflow the stack.
+     * any depth. (Numbers were judged while reading, see {@link #requireAcceptableNumbers}: each has at
+     * most 1,000 digits, far inside numeric's range.) Iterative, so nesting depth cannot overflow the stack.
      *
      * @param name what to call the value in the message, e.g. "payload" or "payloads[3]"
      */
     static Optional<String> unstorable(String name, JsonNode value) {
-        Deque<Map.Entry<String, JsonNode>> todo = new ArrayDeque<>();
-        todo.push(Map.entry(name, value));
-        while (!todo.isEmpty()) {
-            Map.Entry<String, JsonNode> e = todo.pop();
-            String path = e.getKey();
-            JsonNode node = e.getValue();
-            if (node.isTextual()) {
-                Optional<String> bad = badText(node.textValue());
-                if (bad.isPresent()) return Optional.of(path + " " + bad.get());
-            } else if (node.isObject()) {
-                for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
-                    Map.Entry<String, JsonNode> f = it.next();
-                    Optional<String> bad = badText(f.getKey());
-                    if (bad.isPresent()) return Optional.of("a key in " + path + " " + bad.get());
-                    todo.push(Map.entry(path + "." + f.getKey(), f.getValue()));
-                }
-            } else if (node.isArray()) {
-                for (int i = node.size() - 1; i >= 0; i--) todo.push(Map.entry(path + "[" + i + "]", node.get(i)));
-            } else if (node.isBigDecimal()) {
-                BigDecimal d = node.decimalValue();
-                if (d.scale() > MAX_FRACTION_DIGITS || d.precision() - d.scale() > MAX_INTEGER_DIGITS) {
-                    return Optional.of(path + " holds a number outside PostgreSQL numeric's range");
-                }
-            }
-        }
-        return Optional.empty();
+        return JsonPaths.find(name, value, JsonBodies::badText).map(f -> (f.key() ? "a key in " : "") + f.where() + " " + f.why());
     }
 
     /** Why {@code s} cannot be stored (NUL, lone surrogate, malformed UTF-8), or empty. */
@@ -281,15 +293,5 @@ final class JsonBodies {
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("a parsed JSON tree failed to serialise", e);
         }
-    }
-
-    /** {@code s} cut to 60 characters with non-printable characters escaped, safe to echo in a message. */
-    static String printable(String s) {
-        StringBuilder out = new StringBuilder();
-        s.codePoints().limit(60).forEach(cp -> {
-            if (cp >= 0x20 && cp < 0x7f) out.appendCodePoint(cp);
-            else out.append(String.format("\\u%04x", cp));
-        });
-        return s.length() > 60 ? out + "..." : out.toString();
     }
 }

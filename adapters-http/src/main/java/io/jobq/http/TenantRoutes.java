@@ -4,8 +4,6 @@ import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import io.jobq.application.port.JobStore;
 import io.jobq.application.port.TenantSettings;
-import io.jobq.domain.fairness.TenantWeight;
-import io.jobq.domain.job.Identifier;
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.tenant.TenantId;
 
@@ -29,13 +27,9 @@ final class TenantRoutes {
     }
 
     private void setWeight(Context ctx) {
-        String tenant = ctx.pathParam("tenant");
-        if (!Identifier.isValid(tenant)) {
-            throw ApiException.invalid("tenant", "tenant must be 1-" + Identifier.MAX_LENGTH + " characters of [A-Za-z0-9_.:-], was \""
-                    + JsonBodies.printable(tenant) + "\"");
-        }
-        SetWeightRequest req = SetWeightRequest.from(JsonBodies.readObject(ctx, settings.maxBodyBytes()));
-        TenantSettings set = store.setWeight(TenantId.of(tenant), QueueName.of(req.queue()), TenantWeight.of(req.weight()));
+        TenantId tenant = Inputs.read(() -> Fields.checked("tenant", () -> TenantId.of(ctx.pathParam("tenant"))));
+        SetWeightRequest req = Inputs.read(() -> SetWeightRequest.from(JsonBodies.readObject(ctx, settings.maxBodyBytes())));
+        TenantSettings set = store.setWeight(tenant, QueueName.of(req.queue()), req.weight());
         Responses.json(ctx, 200, new Views.TenantView(set.tenant().value(), set.queue().value(), set.weight().value()));
     }
 }

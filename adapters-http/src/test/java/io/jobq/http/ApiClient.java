@@ -1,24 +1,37 @@
 package io.jobq.http;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.time.Duration;
 
 /** A real HTTP client against a running {@link HttpApi}; bodies are sent as given, byte for byte. */
 final class ApiClient {
-    private static final ObjectMapper JSON = new ObjectMapper();
+    /** Reads answers as deep as the API accepts payloads (Jackson's default stops at 1,000 levels). */
+    private static final ObjectMapper JSON = JsonMapper.builder(JsonFactory.builder()
+            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(2_000).build()).build()).build();
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final int port;
     private final String base;
 
     ApiClient(int port) {
+        this.port = port;
         this.base = "http://127.0.0.1:" + port;
     }
 
@@ -63,6 +76,79 @@ final class ApiClient {
 
     Reply method(String method, String path) {
         return send(HttpRequest.newBuilder(uri(path)).method(method, HttpRequest.BodyPublishers.noBody()));
+    }
+
+    /** GET of a request target sent as written, even one {@link java.net.URI} refuses (e.g. {@code /jobs?limit=%zz}). */
+    Reply rawGet(String target) {
+        String request = "GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+        return raw(request.getBytes(StandardCharsets.UTF_8), Duration.ofSeconds(30));
+    }
+
+    /**
+     * Sends {@code request} byte for byte on a fresh connection (so the request line, headers and body
+     * may be anything, including what {@link HttpClient} refuses to send) and reads the answer until the
+     * server closes. The request should say {@code Connection: close}; chunked answers are decoded.
+     *
+     * @param timeout how long to wait for the whole answer
+     * @throws UncheckedIOException also when the server sends no status line before the timeout
+     */
+    Reply raw(byte[] request, Duration timeout) {
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            socket.setSoTimeout((int) timeout.toMillis());
+            try {
+                socket.getOutputStream().write(request);
+                socket.getOutputStream().flush();
+            } catch (IOException e) {
+                // the server may answer (413, 400) and close before it has read the whole request
+            }
+            return parseRaw(socket.getInputStream().readAllBytes());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Status line, headers and body (de-chunked) of one HTTP/1.1 answer. */
+    private static Reply parseRaw(byte[] answer) throws IOException {
+        String all = new String(answer, StandardCharsets.ISO_8859_1);
+        int headEnd = all.indexOf("\r\n\r\n");
+        if (headEnd < 0) throw new IOException("no complete answer: " + all.length() + " bytes");
+        String[] lines = all.substring(0, headEnd).split("\r\n");
+        int status = Integer.parseInt(lines[0].split(" ")[1]);
+        Map<String, List<String>> headers = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+        for (int i = 1; i < lines.length; i++) {
+            int colon = lines[i].indexOf(':');
+            headers.computeIfAbsent(lines[i].substring(0, colon).trim(), k -> new ArrayList<>()).add(lines[i].substring(colon + 1).trim());
+        }
+        byte[] body = Arrays.copyOfRange(answer, headEnd + 4, answer.length);
+        if (headers.getOrDefault("Transfer-Encoding", List.of()).contains("chunked")) body = dechunk(body);
+        String text = new String(body, StandardCharsets.UTF_8);
+        JsonNode json = null;
+        if (headers.getOrDefault("Content-Type", List.of("")).getFirst().startsWith("application/json")) {
+            try {
+                json = JSON.readTree(body);
+            } catch (IOException notJson) {
+                json = null; // the caller sees a JSON content type with a null json
+            }
+        }
+        return new Reply(status, java.net.http.HttpHeaders.of(headers, (k, v) -> true), text, json);
+    }
+
+    private static byte[] dechunk(byte[] chunked) throws IOException {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        int i = 0;
+        while (true) {
+            int lineEnd = indexOf(chunked, i);
+            if (lineEnd < 0) throw new IOException("truncated chunked body");
+            int size = Integer.parseInt(new String(chunked, i, lineEnd - i, StandardCharsets.ISO_8859_1).split(";")[0].trim(), 16);
+            if (size == 0) return out.toByteArray();
+            out.write(chunked, lineEnd + 2, size);
+            i = lineEnd + 2 + size + 2;
+        }
+    }
+
+    private static int indexOf(byte[] b, int from) {
+        for (int i = from; i + 1 < b.length; i++) if (b[i] == '\r' && b[i + 1] == '\n') return i;
+        return -1;
     }
 
     private URI uri(String path) {

@@ -60,6 +60,19 @@ class ValidationTest extends ApiTestCase {
                 arguments("delay over a year", j("{'task': 't', 'delay_seconds': 31536000.5}"), "invalid_field", "delay_seconds"),
                 arguments("delay a string", j("{'task': 't', 'delay_seconds': '10'}"), "invalid_field", "delay_seconds"),
                 arguments("delay a boolean", j("{'task': 't', 'delay_seconds': false}"), "invalid_field", "delay_seconds"),
+                // numbers whose exponent is out of int range, or that would print as a gigabyte (issue 11)
+                arguments("delay 1e2147483647", j("{'task': 't', 'delay_seconds': 1e2147483647}"), "invalid_field", "delay_seconds"),
+                arguments("delay 1e1000000000", j("{'task': 't', 'delay_seconds': 1e1000000000}"), "invalid_field", "delay_seconds"),
+                arguments("delay -1e-2147483648", j("{'task': 't', 'delay_seconds': -1e-2147483648}"), "invalid_field", "delay_seconds"),
+                arguments("delay Infinity", j("{'task': 't', 'delay_seconds': Infinity}"), "malformed_json", "delay_seconds"),
+                arguments("max_attempts 1e9999999999", j("{'task': 't', 'max_attempts': 1e9999999999}"), "invalid_field", "max_attempts"),
+                arguments("max_attempts 1e2", j("{'task': 't', 'max_attempts': 1e2}"), "invalid_field", "max_attempts"),
+                arguments("payload 1e9999999999", j("{'task': 't', 'payload': {'n': 1e9999999999}}"), "invalid_field", "payload"),
+                arguments("payload 0e9999999999", j("{'task': 't', 'payload': [0e9999999999]}"), "invalid_field", "payload"),
+                arguments("payload 1e1000 (1,001 digits)", j("{'task': 't', 'payload': [1e1000]}"), "invalid_field", "payload"),
+                arguments("payload number of 1,001 characters", "{\"task\": \"t\", \"payload\": " + repeat('9', 1001) + "}", "invalid_field", "payload"),
+                arguments("payload nested 1,001 deep", "{\"task\": \"t\", \"payload\": " + repeat('[', 1001) + repeat(']', 1001) + "}", "invalid_field", "payload"),
+                arguments("body nested 1,003 deep", "{\"task\": \"t\", \"payload\": " + repeat('[', 1002) + repeat(']', 1002) + "}", "invalid_field", "payload"),
                 // unknown fields
                 arguments("typo max_attemps", j("{'task': 't', 'max_attemps': 3}"), "unknown_field", "max_attemps"),
                 arguments("payloads on a single job", j("{'task': 't', 'payloads': []}"), "unknown_field", "payloads"),
@@ -121,6 +134,8 @@ class ValidationTest extends ApiTestCase {
                 arguments("tenant with NUL", j("{'task': 't', 'tenant': '\\u0000', 'payloads': [1]}"), "invalid_field", "tenant", null),
                 arguments("max_attempts '3'", j("{'task': 't', 'max_attempts': '3', 'payloads': [1]}"), "invalid_field", "max_attempts", null),
                 arguments("delay too large", j("{'task': 't', 'delay_seconds': 1e9, 'payloads': [1]}"), "invalid_field", "delay_seconds", null),
+                arguments("delay 1e1000000000", j("{'task': 't', 'delay_seconds': 1e1000000000, 'payloads': [1]}"), "invalid_field", "delay_seconds", "1e1000000000"),
+                arguments("1e9999999999 in one element", j("{'task': 't', 'payloads': [1, 2, {'n': [1e9999999999]}]}"), "invalid_field", "payloads", "payloads[2].n[0]"),
                 arguments("idempotency_key is not accepted", j("{'task': 't', 'idempotency_key': 'k', 'payloads': [1]}"), "unknown_field", "idempotency_key", null));
     }
 
@@ -140,7 +155,12 @@ class ValidationTest extends ApiTestCase {
                 arguments("/tenants/acme", j("{}"), "missing_field", "weight"),
                 arguments("/tenants/acme", j("{'weight': 0}"), "invalid_field", "weight"),
                 arguments("/tenants/acme", j("{'weight': -1}"), "invalid_field", "weight"),
-                arguments("/tenants/acme", j("{'weight': 10000.01}"), "invalid_field", "weight"),
+                arguments("/tenants/acme", j("{'weight': 1000000.01}"), "invalid_field", "weight"),
+                arguments("/tenants/acme", j("{'weight': 1e-7}"), "invalid_field", "weight"),
+                arguments("/tenants/acme", j("{'weight': 0.00000099999999999999999999}"), "invalid_field", "weight"),
+                arguments("/tenants/acme", j("{'weight': 1e2147483647}"), "invalid_field", "weight"),
+                arguments("/tenants/acme", j("{'weight': 1e9999999999}"), "invalid_field", "weight"),
+                arguments("/tenants/acme", j("{'weight': NaN}"), "malformed_json", "weight"),
                 arguments("/tenants/acme", j("{'weight': '3'}"), "invalid_field", "weight"),
                 arguments("/tenants/acme", j("{'weight': true}"), "invalid_field", "weight"),
                 arguments("/tenants/acme", j("{'weight': 1e-400}"), "invalid_field", "weight"),
@@ -172,6 +192,16 @@ class ValidationTest extends ApiTestCase {
                 arguments("/jobs/1.5", 400, "invalid_field", "id"),
                 arguments("/jobs/+7", 400, "invalid_field", "id"),
                 arguments("/jobs/99999999999999999999", 400, "invalid_field", "id"),
+                arguments("/jobs/1e3", 400, "invalid_field", "id"),
+                arguments("/jobs/%ff", 400, "bad_request", null),
+                arguments("/jobs?after=99999999999999999999", 400, "invalid_field", "after"),
+                arguments("/jobs?after=-1", 400, "invalid_field", "after"),
+                arguments("/jobs?limit=%2B5", 400, "invalid_field", "limit"),
+                arguments("/jobs?limit=1e2", 400, "invalid_field", "limit"),
+                arguments("/jobs?tenant=%ff", 400, "invalid_field", "tenant"),
+                // the server's decoder would drop these parameters silently
+                arguments("/jobs?limit=%zz", 400, "invalid_field", "limit"),
+                arguments("/jobs?tenant=a&after=%", 400, "invalid_field", "after"),
                 arguments("/jobs/12345", 404, "job_not_found", "id"),
                 arguments("/jobs?limit=0", 400, "invalid_field", "limit"),
                 arguments("/jobs?limit=501", 400, "invalid_field", "limit"),
@@ -189,7 +219,7 @@ class ValidationTest extends ApiTestCase {
     @ParameterizedTest(name = "GET {0}")
     @MethodSource("badReads")
     void aBadReadIsRefused(String path, int status, String code, String field) {
-        ApiClient.Reply r = f.client().get(path);
+        ApiClient.Reply r = f.client().rawGet(path);
         assertThat(r.status()).as(r.toString()).isEqualTo(status);
         assertThat(r.errorCode()).as(r.toString()).isEqualTo(code);
         assertThat(r.errorField()).as(r.toString()).isEqualTo(field);
@@ -217,6 +247,42 @@ class ValidationTest extends ApiTestCase {
         ApiClient.Reply r = f.client().post("/jobs/x1/retry", "");
         assertThat(r.status()).isEqualTo(400);
         assertThat(r.errorField()).isEqualTo("id");
+    }
+
+    /** Issue 11: an error answer is at most 4 KiB and quotes at most a short prefix of what it refuses. */
+    @Nested
+    class BoundedErrors {
+        static Stream<Arguments> bodies() {
+            String hugeKey = repeat('k', 100_000);
+            return Stream.of(
+                    arguments("a gigabyte-long delay", j("{'task': 't', 'delay_seconds': 1e1000000000}"), "delay_seconds"),
+                    arguments("a 100,000-character unknown field", j("{'task': 't', '" + hugeKey + "': 1}"), null),
+                    arguments("a 100,000-character key twice", j("{'task': 't', 'payload': {'" + hugeKey + "': 1, '" + hugeKey + "': 2}}"), "payload"),
+                    arguments("a 100,000-character task", j("{'task': '" + repeat('t', 100_000) + "'}"), "task"),
+                    arguments("a 100,000-character idempotency key", j("{'task': 't', 'idempotency_key': '" + repeat('\\', 100_000) + "'}"), "idempotency_key"),
+                    arguments("a 1,000-digit max_attempts", j("{'task': 't', 'max_attempts': " + repeat('9', 1000) + "}"), "max_attempts"),
+                    arguments("20,000 control characters in a key", j("{'task': 't', '" + "\\u0001".repeat(20_000) + "': 1}"), null));
+        }
+
+        @ParameterizedTest(name = "{0}")
+        @MethodSource("bodies")
+        void anErrorBodyIsAtMost4KiB(String name, String body, String field) {
+            ApiClient.Reply r = f.client().post("/jobs", body);
+            assertThat(r.status()).as(r.toString()).isEqualTo(400);
+            assertThat(r.text().getBytes(StandardCharsets.UTF_8).length).as(r.toString()).isLessThanOrEqualTo(ProblemResponse.MAX_BODY_BYTES);
+            assertThat(r.errorMessage()).as(r.toString()).hasSizeLessThan(1024);
+            if (field != null) assertThat(r.errorField()).isEqualTo(field);
+        }
+
+        @Test
+        void theLimitsOfTheDomainAreAccepted() {
+            assertThat(f.client().put("/tenants/acme", j("{'weight': 0.000001}")).status()).isEqualTo(200);
+            assertThat(f.client().put("/tenants/acme", j("{'weight': 1e6}")).status()).isEqualTo(200);
+            ApiClient.Reply r = f.client().post("/jobs", j("{'task': 't', 'max_attempts': 100, 'delay_seconds': 31536000,"
+                    + " 'payload': [1e999, -1e-999, 0e999999999, " + repeat('[', 999) + repeat(']', 999) + "]}"));
+            assertThat(r.status()).as(r.toString()).isEqualTo(201);
+            assertThat(r.json().path("payload").get(2).asText()).isEqualTo("0");
+        }
     }
 
     @Nested

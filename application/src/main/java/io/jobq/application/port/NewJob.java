@@ -1,6 +1,7 @@
 package io.jobq.application.port;
 
 import io.jobq.domain.job.Job;
+import io.jobq.domain.job.JobLimits;
 import io.jobq.domain.job.JsonNumbers;
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.job.StoredText;
@@ -11,7 +12,7 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * One job to enqueue.
+ * One job to enqueue. Field limits are {@link JobLimits}', the same the HTTP API checks.
  *
  * @param payload JSON text (any JSON value). Refused here (IllegalArgumentException naming the field): more
  *     than {@link Job#MAX_PAYLOAD_BYTES} (1 MiB) of UTF-8, a NUL character or a lone surrogate, and numbers
@@ -32,11 +33,6 @@ public record NewJob(
         Duration delay,
         Optional<String> idempotencyKey) {
 
-    /** Longest delay accepted: 365 days (31,536,000 s). */
-    public static final Duration MAX_DELAY = Duration.ofDays(365);
-    /** Longest idempotency key accepted, in characters. */
-    public static final int MAX_IDEMPOTENCY_KEY_LENGTH = 255;
-
     /** @throws IllegalArgumentException naming the field that is out of range */
     public NewJob {
         Objects.requireNonNull(tenant, "tenant");
@@ -45,16 +41,11 @@ public record NewJob(
         Objects.requireNonNull(payload, "payload");
         Objects.requireNonNull(delay, "delay");
         Objects.requireNonNull(idempotencyKey, "idempotencyKey");
-        checkMaxAttempts(maxAttempts);
-        checkDelay(delay);
+        JobLimits.requireMaxAttempts(maxAttempts);
+        JobLimits.requireDelay(delay);
         StoredText.requireStorable("payload", payload);
         JsonNumbers.requireReadableBack("payload", payload);
-        idempotencyKey.ifPresent(k -> {
-            if (k.isEmpty() || k.length() > MAX_IDEMPOTENCY_KEY_LENGTH) {
-                throw new IllegalArgumentException("idempotency_key must be 1-255 characters, was " + k.length());
-            }
-            StoredText.requireStorable("idempotency_key", k);
-        });
+        idempotencyKey.ifPresent(JobLimits::requireIdempotencyKey);
     }
 
     /** A runnable job with an empty payload, the default attempt budget and no key. */
@@ -72,17 +63,5 @@ public record NewJob(
 
     public NewJob withIdempotencyKey(String key) {
         return new NewJob(tenant, queue, task, payload, maxAttempts, delay, Optional.of(key));
-    }
-
-    static void checkMaxAttempts(int maxAttempts) {
-        if (maxAttempts < 1 || maxAttempts > Job.MAX_MAX_ATTEMPTS) {
-            throw new IllegalArgumentException("max_attempts must be 1-" + Job.MAX_MAX_ATTEMPTS + ", was " + maxAttempts);
-        }
-    }
-
-    static void checkDelay(Duration delay) {
-        if (delay.isNegative() || delay.compareTo(MAX_DELAY) > 0) {
-            throw new IllegalArgumentException("delay_seconds must be 0-31536000, was " + delay.toMillis() / 1000.0);
-        }
     }
 }

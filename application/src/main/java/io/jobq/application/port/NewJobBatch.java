@@ -1,5 +1,6 @@
 package io.jobq.application.port;
 
+import io.jobq.domain.job.JobLimits;
 import io.jobq.domain.job.JsonNumbers;
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.job.StoredText;
@@ -14,6 +15,8 @@ import java.util.Objects;
  * consecutive start tags of the tenant, in list order.
  *
  * @param payloads 1..1,000 JSON texts, each as in {@link NewJob#payload()}
+ * @param maxAttempts 1..100, as in {@link NewJob} ({@link JobLimits})
+ * @param delay 0..365 days, as in {@link NewJob} ({@link JobLimits})
  */
 public record NewJobBatch(
         TenantId tenant, QueueName queue, TaskName task, List<String> payloads, int maxAttempts, Duration delay) {
@@ -34,7 +37,7 @@ public record NewJobBatch(
             StoredText.requireStorable("payloads[" + i + "]", payloads.get(i));
             JsonNumbers.requireReadableBack("payloads[" + i + "]", payloads.get(i));
         }
-        NewJob.checkMaxAttempts(maxAttempts);
-        NewJob.checkDelay(delay);
+        JobLimits.requireMaxAttempts(maxAttempts);
+        JobLimits.requireDelay(delay);
     }
 }

@@ -42,11 +42,6 @@ public final class Identifier {
     private static String describe(String value) {
         if (value.isEmpty()) return "empty";
         if (value.length() > MAX_LENGTH) return value.length() + " characters long";
-        StringBuilder out = new StringBuilder("\"");
-        value.codePoints().limit(40).forEach(cp -> {
-            if (cp >= 0x20 && cp < 0x7f) out.appendCodePoint(cp);
-            else out.append(String.format("\\u%04x", cp));
-        });
-        return out.append(value.length() > 40 ? "...\"" : "\"").toString();
+        return "\"" + StoredText.excerpt(value) + "\"";
     }
 }

@@ -42,8 +42,14 @@ public final class JsonNumbers {
      */
     public static final int MAX_NESTING_DEPTH = 1_000;
 
-    /** Exponents beyond this are "huge" (numeric's range ends near 10^131072 anyway). */
-    private static final long EXPONENT_CAP = 1_000_000_000L;
+    /**
+     * Largest exponent, either sign, a number may be written with: 1,000,000,000. It matters only where
+     * {@link #MAX_NUMBER_LENGTH} does not bite, for zero: {@code 0e2000000000} is 0, but Java's
+     * {@code BigDecimal} (exponents within int range) and PostgreSQL's numeric (within ±1,073,741,823)
+     * cannot even read it. Every non-zero number written with an exponent anywhere near this prints
+     * with far more than 1,000 digits.
+     */
+    public static final long MAX_EXPONENT = 1_000_000_000L;
 
     private JsonNumbers() {}
 
@@ -130,6 +136,34 @@ public final class JsonNumbers {
     }
 
     /**
+     * Why one JSON number literal (e.g. {@code -1.5e-7}, as written in a request) is refused, or empty:
+     * PostgreSQL would print it with more than {@link #MAX_NUMBER_LENGTH} digits (so a worker's parser
+     * could not read it back, and with far more digits PostgreSQL's numeric could not hold it), or it is
+     * written with an exponent beyond ±{@link #MAX_EXPONENT}. This is the rule for every number jobq
+     * reads from a request, in any field.
+     *
+     * <p>Judged from the text alone, in time linear in its length: the number is never built, so
+     * {@code 1e9999999999} (an exponent beyond what Java's {@code BigDecimal} can hold) and
+     * {@code 1e1000000000} (which a plain rendering would make a gigabyte long) cost no more than
+     * {@code 1}. A caller that has checked a literal here can turn it into a {@code BigDecimal} and
+     * compare, print or convert it cheaply.
+     *
+     * @param name what to call the value in the message, e.g. "delay_seconds"
+     * @return a message naming {@code name} and quoting at most {@link StoredText#excerpt} of the literal
+     */
+    public static Optional<String> unacceptableNumber(String name, CharSequence literal) {
+        Printed p = printed(literal, 0, literal.length());
+        if (p.hugeExponent()) {
+            return Optional.of(name + " holds the number " + StoredText.excerpt(literal) + ", whose exponent is beyond ±" + MAX_EXPONENT);
+        }
+        if (p.digits() > MAX_NUMBER_LENGTH) {
+            return Optional.of(name + " holds the number " + StoredText.excerpt(literal) + ", which PostgreSQL would print with "
+                    + p.digits() + " digits (at most " + MAX_NUMBER_LENGTH + "; a worker's JSON parser refuses more)");
+        }
+        return Optional.empty();
+    }
+
+    /**
      * Refuses a payload {@link #unreadablePayload} objects to.
      *
      * @throws IllegalArgumentException naming {@code name} and the reason
@@ -180,8 +214,12 @@ public final class JsonNumbers {
         return printed(s, from, end).length();
     }
 
-    /** A number as PostgreSQL prints it: sign, integer digits, and digits after the point (its scale). */
-    private record Printed(boolean negative, long integerDigits, long scale) {
+    /**
+     * A number as PostgreSQL prints it: sign, integer digits, and digits after the point (its scale);
+     * {@code hugeExponent} when written with an exponent beyond ±{@link #MAX_EXPONENT} (the digit counts
+     * are then computed as if the exponent were just beyond it).
+     */
+    private record Printed(boolean negative, long integerDigits, long scale, boolean hugeExponent) {
         long length() {
             return (negative ? 1 : 0) + integerDigits + (scale > 0 ? 1 + scale : 0);
         }
@@ -223,7 +261,7 @@ public final class JsonNumbers {
             for (; i < end; i++) {
                 char c = s.charAt(i);
                 if (c < '0' || c > '9') break;
-                exponent = Math.min(EXPONENT_CAP, exponent * 10 + (c - '0'));
+                exponent = Math.min(MAX_EXPONENT + 1, exponent * 10 + (c - '0'));
             }
             if (negativeExponent) exponent = -exponent;
         }
@@ -238,7 +276,7 @@ public final class JsonNumbers {
         } else {
             integerDigits = Math.max(1, significant - scale);
         }
-        return new Printed(negative, integerDigits, scale);
+        return new Printed(negative, integerDigits, scale, Math.abs(exponent) > MAX_EXPONENT);
     }
 
     private static long saturatingAdd(long a, long b) {

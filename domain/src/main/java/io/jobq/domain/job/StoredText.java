@@ -115,6 +115,34 @@ public final class StoredText {
         return text;
     }
 
+    /** Most code points of a caller's value an error message quotes: {@value}. */
+    public static final int EXCERPT_LENGTH = 64;
+
+    /**
+     * {@code text} as an error message may quote it: its first {@value #EXCERPT_LENGTH} code points, each
+     * outside printable ASCII written as a six-character escape (backslash, {@code u}, four hex digits;
+     * two for a code point beyond U+FFFF), so NUL, control characters and lone surrogates are visible and
+     * harmless, followed by "…" when cut. At most 64 × 12 + 1 characters whatever the input, and it reads
+     * no further into {@code text} than it quotes, so a megabyte of input costs nothing. Example: "a",
+     * NUL, "b" comes out as the eight characters a, backslash, u, 0, 0, 0, 0, b.
+     */
+    public static String excerpt(CharSequence text) {
+        StringBuilder out = new StringBuilder();
+        int i = 0;
+        for (int n = 0; i < text.length() && n < EXCERPT_LENGTH; n++) {
+            int cp = Character.codePointAt(text, i);
+            if (cp >= 0x20 && cp < 0x7f) {
+                out.append((char) cp);
+            } else if (cp > 0xffff) {
+                out.append(String.format("\\u%04x\\u%04x", (int) Character.highSurrogate(cp), (int) Character.lowSurrogate(cp)));
+            } else {
+                out.append(String.format("\\u%04x", cp));
+            }
+            i += Character.charCount(cp);
+        }
+        return i < text.length() ? out.append('…').toString() : out.toString();
+    }
+
     /** The length of {@code text} in UTF-8 bytes, a lone surrogate counted as the 3 bytes of U+FFFD. */
     public static long utf8Length(String text) {
         long n = 0;

@@ -3,6 +3,7 @@ package io.jobq.domain.fairness;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.math.BigDecimal;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -48,6 +49,27 @@ class TenantWeightTest {
             TenantWeight accepted = TenantWeight.of(weight);
             assertThat(accepted.value()).isEqualTo(weight);
             assertThat(accepted.step()).isFinite().isPositive();
+        }
+    }
+
+    /** From an exact decimal, as the HTTP API reads it: judged before it becomes a double, never printed in full. */
+    @Nested
+    class FromDecimal {
+        @ParameterizedTest(name = "weight {0}")
+        @ValueSource(strings = {"0.000001", "0.0000010000", "1", "3.5", "1e6", "1000000.000"})
+        void theDomainsRangeIsAcceptedExactly(String weight) {
+            assertThat(TenantWeight.of(new BigDecimal(weight)).value()).isEqualTo(new BigDecimal(weight).doubleValue());
+        }
+
+        @ParameterizedTest(name = "weight {0}")
+        @ValueSource(strings = {"0", "-1", "1e-7", "0.00000099999999999999999999", "1e-400", "1000000.0000000001",
+                "1e2147483647", "-1e2147483647", "1e-2147483647"})
+        void outsideTheRangeIsRefusedQuotingAShortValue(String weight) {
+            BigDecimal exact = new BigDecimal(weight);
+            assertThatThrownBy(() -> TenantWeight.of(exact))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("weight must be 0.000001-1000000, was ")
+                    .satisfies(e -> assertThat(e.getMessage()).hasSizeLessThan(120));
         }
     }
 

@@ -97,4 +97,30 @@ class JsonNumbersTest {
         assertThat(JsonNumbers.renderedGrowth(doubles)).isLessThan(1_000);
         JsonNumbers.requireReadableBack("payload", doubles);
     }
+
+    /** Issue 11: the rule for every number in a request, judged on the text without building the number. */
+    @ParameterizedTest(name = "{0} is refused: {1}")
+    @CsvSource(delimiter = '|', textBlock = """
+            1e9999999999         | exponent is beyond
+            -1e-2147483648       | exponent is beyond
+            0e9999999999         | exponent is beyond
+            1e99999999999999999999 | exponent is beyond
+            1e1000000000         | 1000000001 digits
+            1e2147483647         | exponent is beyond
+            1e1000               | 1001 digits
+            1e-1000              | 1001 digits
+            -0.0e-1000           | 1002 digits
+            1e131071             | 131072 digits""")
+    void aNumberThatWouldPrintTooLongOrHasAHugeExponentIsRefused(String literal, String why) {
+        assertThat(JsonNumbers.unacceptableNumber("delay_seconds", literal)).hasValueSatisfying(m ->
+                assertThat(m).startsWith("delay_seconds holds the number " + literal).contains(why).hasSizeLessThan(200));
+    }
+
+    @ParameterizedTest(name = "{0} is accepted")
+    @CsvSource({"0", "-0", "1", "1.5e-7", "31536000", "1e999", "-1e-999", "0e999999999", "0e-999", "1.7976931348623157E308",
+            "4.9e-324", "123456789012345678901234567890"})
+    void numbersThatPrintWithAtMost1000DigitsAreAccepted(String literal) {
+        assertThat(JsonNumbers.unacceptableNumber("payload", literal)).isEmpty();
+        new java.math.BigDecimal(literal); // and can then be built
+    }
 }

@@ -12,6 +12,31 @@ import org.junit.jupiter.params.provider.ValueSource;
 class StoredTextTest {
 
     @Nested
+    class Excerpt {
+        @Test
+        void shortPrintableTextIsQuotedWhole() {
+            assertThat(StoredText.excerpt("max_attemps")).isEqualTo("max_attemps");
+        }
+
+        @Test
+        void longTextIsCutTo64CodePointsWithAnEllipsis() {
+            assertThat(StoredText.excerpt("x".repeat(1_000_000))).isEqualTo("x".repeat(64) + "…");
+            assertThat(StoredText.excerpt("x".repeat(64))).isEqualTo("x".repeat(64));
+        }
+
+        @Test
+        void controlCharactersSurrogatesAndNonAsciiAreEscapedVisibly() {
+            assertThat(StoredText.excerpt("a\u0000b\n\ud800é😀")).isEqualTo("a\\u0000b\\u000a\\ud800\\u00e9\\ud83d\\ude00");
+        }
+
+        @Test
+        void noInputMakesItLong() {
+            assertThat(StoredText.excerpt("\u0001".repeat(10_000))).hasSize(64 * 6 + 1);
+            assertThat(StoredText.excerpt("😀".repeat(10_000))).hasSize(64 * 12 + 1);
+        }
+    }
+
+    @Nested
     class Sanitize {
         @Test
         void aShortCleanMessageIsUnchanged() {
