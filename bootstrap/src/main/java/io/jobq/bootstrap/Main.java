@@ -127,6 +127,11 @@ public final class Main implements Runnable {
                         + " the API port and this is ignored with a warning). Default: none.")
         String metricsPort;
 
+        @Option(names = "--task-timeout", paramLabel = "task=DURATION,…",
+                description = "Env JOBQ_TASK_TIMEOUT. How long a run may take before its handler is interrupted and the job"
+                        + " fails retryably, per task; default=DURATION (or none) for the others. Default: default=15m.")
+        String taskTimeout;
+
         void into(Map<Key, String> flags) {
             put(flags, Key.JOBQ_CONCURRENCY, concurrency);
             put(flags, Key.JOBQ_QUEUES, queues);
@@ -139,6 +144,7 @@ public final class Main implements Runnable {
             put(flags, Key.JOBQ_LISTEN, listen);
             put(flags, Key.JOBQ_WORKER_ID, workerId);
             put(flags, Key.JOBQ_METRICS_PORT, metricsPort);
+            put(flags, Key.JOBQ_TASK_TIMEOUT, taskTimeout);
         }
     }
 

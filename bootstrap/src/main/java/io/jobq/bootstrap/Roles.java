@@ -74,8 +74,9 @@ final class Roles {
                     stopOrder.addFirst(metrics::close);
                     log.info("worker metrics on port {} (GET /metrics)", metrics.port());
                 }
-                log.info("worker {} serving queues {} with {} slots (lease {}, grace {}; database {})", w.id(),
-                        settings.queues(), settings.concurrency(), settings.lease(), settings.gracePeriod(), url.masked());
+                log.info("worker {} serving queues {} with {} slots (lease {}, grace {}, task timeouts {}; database {})",
+                        w.id(), settings.queues(), settings.concurrency(), settings.lease(), settings.gracePeriod(),
+                        settings.taskTimeouts(), url.masked());
             }
             termination.await();
             log.info("stopping{}{}", api ? " the API" : "", worker ? (api ? " and" : "") + " the worker (draining in-hand jobs)" : "");
@@ -112,6 +113,7 @@ final class Roles {
                 .withListen(s.listen())
                 .withMaintenanceInterval(s.maintenanceInterval())
                 .withGracePeriod(s.gracePeriod());
+        ws = s.taskTimeouts().applyTo(ws);
         if (s.heartbeat().isPresent()) ws = ws.withHeartbeatInterval(s.heartbeat().get());
         if (s.workerId().isPresent()) ws = ws.withWorkerId(s.workerId().get());
         HandlerRegistry handlers = HandlerRegistry.withBuiltIns()

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.jobq.bootstrap.Settings.InvalidSettingsException;
 import io.jobq.bootstrap.Settings.Key;
+import io.jobq.application.worker.WorkerSettings;
 import io.jobq.domain.job.QueueName;
+import io.jobq.domain.job.TaskName;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -32,6 +34,53 @@ class SettingsTest {
         assertThat(s.maxRequestBytes()).isEqualTo(1_048_576);
         assertThat(s.logLevel()).isEqualTo("INFO");
         assertThat(s.metricsPort()).isEmpty();
+        assertThat(s.taskTimeouts().perTask()).isEmpty();
+        assertThat(s.taskTimeouts().fallback()).hasValue(Duration.ofMinutes(15));
+        assertThat(Key.JOBQ_TASK_TIMEOUT.defaultValue()).isEqualTo("default=15m");
+    }
+
+    @Test
+    void taskTimeoutsNameTasksAndADefaultWhichOtherwiseStaysFifteenMinutes() {
+        Settings s = Settings.resolve(Map.of("JOBQ_TASK_TIMEOUT", "sleep=5s, report=2h ,default=90s"), Map.of());
+        assertThat(s.taskTimeouts().perTask())
+                .containsExactly(Map.entry(TaskName.of("sleep"), Duration.ofSeconds(5)),
+                        Map.entry(TaskName.of("report"), Duration.ofHours(2)));
+        assertThat(s.taskTimeouts().fallback()).hasValue(Duration.ofSeconds(90));
+        assertThat(s.taskTimeouts()).hasToString("sleep=5s,report=2h,default=90s");
+
+        assertThat(Settings.resolve(Map.of(), Map.of(Key.JOBQ_TASK_TIMEOUT, "sleep=500ms")).taskTimeouts().fallback())
+                .hasValue(Duration.ofMinutes(15));
+        assertThat(Settings.resolve(Map.of(), Map.of(Key.JOBQ_TASK_TIMEOUT, "default=none")).taskTimeouts().fallback())
+                .isEmpty();
+    }
+
+    @Test
+    void taskTimeoutsReachTheWorkerSettings() {
+        TaskTimeouts t = Settings.resolve(Map.of("JOBQ_TASK_TIMEOUT", "sleep=5s,default=1m"), Map.of()).taskTimeouts();
+        WorkerSettings ws = t.applyTo(WorkerSettings.DEFAULTS);
+        assertThat(ws.timeoutFor(TaskName.of("sleep"))).hasValue(Duration.ofSeconds(5));
+        assertThat(ws.timeoutFor(TaskName.of("noop"))).hasValue(Duration.ofMinutes(1));
+        assertThat(TaskTimeouts.parse("default=none").applyTo(WorkerSettings.DEFAULTS).timeoutFor(TaskName.of("noop")))
+                .isEmpty();
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', textBlock = """
+            sleep                 | entry "sleep": expected task=duration or default=duration
+            sleep=fast            | entry "sleep=fast": expected a duration like 30s
+            sleep=0s              | entry "sleep=0s": the timeout must be positive
+            sleep=-5s             | entry "sleep=-5s": expected a duration like 30s
+            default=0             | entry "default=0": the timeout must be positive
+            sleep=none            | entry "sleep=none": none is accepted for default only
+            bad task=5s           | entry "bad task=5s": task must be
+            =5s                   | entry "=5s": task must be
+            sleep=1s,sleep=2s     | entry "sleep=2s": task sleep is given twice
+            default=1m,default=2m | entry "default=2m": default is given twice
+            """)
+    void aBadTaskTimeoutEntryIsNamedWithTheFlagAndWhatWasExpected(String value, String message) {
+        assertThatThrownBy(() -> Settings.resolve(Map.of(), Map.of(Key.JOBQ_TASK_TIMEOUT, value)))
+                .isInstanceOf(InvalidSettingsException.class)
+                .hasMessageStartingWith("invalid --task-timeout=\"" + value + "\": " + message);
     }
 
     @Test
@@ -101,6 +150,6 @@ class SettingsTest {
             assertThat(k.flag()).startsWith("--");
             assertThat(k.description()).isNotBlank();
         }
-        assertThat(List.of(Key.values())).hasSize(16);
+        assertThat(List.of(Key.values())).hasSize(17);
     }
 }

@@ -32,9 +32,9 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -76,6 +76,16 @@ import org.slf4j.spi.LoggingEventBuilder;
  * {@value #WRITE_ATTEMPTS} times in all (pauses 200 ms, 400 ms) and then left to the
  * lease: the job is never reported done unless the store said so.
  *
+ * <h2>Timeouts</h2>
+ * A run gets {@link WorkerSettings#timeoutFor} its task: the task's own timeout, else the default one
+ * (15 min in {@link WorkerSettings#DEFAULTS}). When it fires, the run's {@link JobContext} is cancelled
+ * and its thread interrupted; whatever the handler then returns, the run fails retryably as timed out.
+ * A handler that ignores the interrupt gets a grace of as long again as its timeout, at most
+ * {@link #TIMEOUT_GRACE_CAP} (5 s). Then the timeout failure is recorded without waiting for it (fenced
+ * like any outcome), the run leaves the heartbeat and its slot is given back, so a hung handler costs
+ * the worker none of its concurrency and keeps no lease alive. Its thread, which Java cannot stop, may
+ * run on; what it returns is discarded, with a WARN.
+ *
  * <h2>Store outages</h2>
  * Any exception from a store call is logged and reported to {@link WorkerListener#storeError}; the
  * claim loop and heartbeat back off exponentially (100 ms doubling to
@@ -105,6 +115,11 @@ public final class Worker implements AutoCloseable {
     static final Duration WRITE_RETRY_PAUSE = Duration.ofMillis(200);
     /** How long close() waits, after the grace period, for the background threads to stop. */
     static final Duration STOP_MARGIN = Duration.ofSeconds(1);
+    /**
+     * The longest a timed-out handler may take to return after its interrupt (shorter for timeouts
+     * shorter than this: as long again as the timeout) before its run is released: 5 s.
+     */
+    public static final Duration TIMEOUT_GRACE_CAP = Duration.ofSeconds(5);
     /** Most consecutive full batches one maintenance pass runs before yielding to the next period. */
     static final int MAX_MAINTENANCE_ROUNDS = 100;
 
@@ -256,8 +271,12 @@ public final class Worker implements AutoCloseable {
                 throw e;
             }
         }
-        timer = Executors.newSingleThreadScheduledExecutor(
+        ScheduledThreadPoolExecutor timeouts = new ScheduledThreadPoolExecutor(1,
                 Thread.ofPlatform().daemon(true).name("jobq-timeout-" + id).factory());
+        // Every run schedules its timeout (15 min by default) and cancels it when it ends: without this,
+        // each cancelled timeout would stay queued until its delay passed, millions of them at full speed.
+        timeouts.setRemoveOnCancelPolicy(true);
+        timer = timeouts;
         // Lease jeopardy is also checked on this clock, not only when a heartbeat fails: a heartbeat
         // that hangs (a dropped connection waits for the socket timeout) must not hide a lapsed lease.
         long checkEvery = Math.max(1, settings.effectiveHeartbeatInterval().toMillis());
@@ -437,21 +456,37 @@ public final class Worker implements AutoCloseable {
             } else if (run.phase.compareAndSet(Phase.TIMED_OUT, Phase.FINISHING)) {
                 outcome = new Outcome.Failed(run.timeoutReason == null ? "timed out" : run.timeoutReason, false, null);
             } else {
-                return; // abandoned at shutdown: close() reported the discard; the lease will lapse
+                if (run.phase.get() == Phase.RELEASED) {
+                    jobLog(log.atWarn(), run.job).log("job {} attempt {}: the handler returned {} ms after it started,"
+                            + " long after its timeout; what it returned is discarded (the timeout failure stands)",
+                            run.job.id(), run.job.attempts(), run.elapsed(clock).toMillis());
+                }
+                return; // abandoned at shutdown (close() reported the discard) or released after its timeout
             }
             Future<?> timeout = run.timeout;
             if (timeout != null) timeout.cancel(false);
             Thread.interrupted(); // a timeout's interrupt may land after the handler returned; don't let it hit the store call
-            if (run.leaseLost) {
-                discard(run, DiscardReason.LEASE_LOST, "its lease was lost while the handler ran");
-            } else {
-                record(run, outcome);
-            }
+            finish(run, outcome);
         } finally {
-            inHand.remove(run.token);
-            slots.release();
-            claimSignal.signal();
+            // A released run's slot was given back by releaseOverrun, which owns the run from then on.
+            if (run.phase.get() != Phase.RELEASED) endRun(run);
         }
+    }
+
+    /** Records the outcome, unless the lease was lost meanwhile (then nobody may write for this run). */
+    private void finish(Run run, Outcome outcome) {
+        if (run.leaseLost) {
+            discard(run, DiscardReason.LEASE_LOST, "its lease was lost while the handler ran");
+        } else {
+            record(run, outcome);
+        }
+    }
+
+    /** Stops heartbeating the run and gives its slot back; called exactly once per run. */
+    private void endRun(Run run) {
+        inHand.remove(run.token);
+        slots.release();
+        claimSignal.signal();
     }
 
     private Outcome invoke(Run run) {
@@ -481,7 +516,45 @@ public final class Worker implements AutoCloseable {
         if (!run.phase.compareAndSet(Phase.RUNNING, Phase.TIMED_OUT)) return;
         run.context.cancel(reason);
         run.thread.interrupt();
-        jobLog(log.atInfo(), run.job).log("job {} {}; its thread was interrupted", run.job.id(), reason);
+        Duration grace = timeoutGrace(timeout);
+        jobLog(log.atInfo(), run.job).log("job {} {}; its thread was interrupted and has {} ms to return",
+                run.job.id(), reason, grace.toMillis());
+        try {
+            run.timeout = timer.schedule(() -> releaseOverrun(run, grace), grace.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // the timer stopped with the worker; close() abandons the run anyway
+        }
+    }
+
+    /**
+     * How long a timed-out handler has to react to its interrupt before its slot is taken back: as long
+     * again as its timeout, at most {@link #TIMEOUT_GRACE_CAP}.
+     */
+    static Duration timeoutGrace(Duration timeout) {
+        return min(timeout, TIMEOUT_GRACE_CAP);
+    }
+
+    /**
+     * The handler ignored its timeout's interrupt for the whole grace. Waiting longer would let one hung
+     * handler hold a slot, and keep its lease alive by heartbeats, forever. So the run is cut loose: the
+     * timeout failure is recorded now (retryable, fenced like any outcome), the run leaves {@link #inHand}
+     * (no more heartbeats) and its slot is given back. Its thread cannot be stopped and may run on;
+     * {@link #execute} discards whatever it returns. Runs on its own virtual thread: the write may take
+     * seconds and must not hold up the timer, which times every other run.
+     */
+    private void releaseOverrun(Run run, Duration grace) {
+        if (!run.phase.compareAndSet(Phase.TIMED_OUT, Phase.RELEASED)) return; // returned meanwhile, or abandoned
+        String error = run.timeoutReason + "; the handler ignored the interrupt for " + grace.toMillis()
+                + " ms, so its slot was freed and whatever it returns later is discarded";
+        jobLog(log.atWarn(), run.job).log("job {} attempt {}: {}; its thread ({}) may still be running",
+                run.job.id(), run.job.attempts(), error, run.thread);
+        Thread.ofVirtual().name("jobq-timed-out-" + run.job.id() + "#" + run.job.attempts()).start(() -> {
+            try {
+                finish(run, new Outcome.Failed(error, false, null));
+            } finally {
+                endRun(run);
+            }
+        });
     }
 
     private void record(Run run, Outcome outcome) {
@@ -826,6 +899,11 @@ public final class Worker implements AutoCloseable {
         RUNNING,
         /** The task's timeout fired: the thread was interrupted; the outcome will be a timeout failure. */
         TIMED_OUT,
+        /**
+         * Timed out and still running after the grace: the timeout failure is recorded without waiting for
+         * the handler, its slot given back; the handler's eventual return is discarded.
+         */
+        RELEASED,
         /** The handler returned; its outcome is being recorded (or discarded). */
         FINISHING,
         /** Shutdown's grace period ended first: the outcome is discarded. */

@@ -39,9 +39,12 @@ import java.util.Optional;
  *     followed at once by another; 1..100,000. Default: 1,000.
  * @param gracePeriod how long {@link Worker#close()} waits for in-hand jobs to finish; zero abandons
  *     them at once (left to their leases). Default: 30 s.
- * @param taskTimeouts per task, the longest a run may take before its thread is interrupted and the
- *     job failed (retryably) as timed out; tasks absent here have no timeout; each positive.
- *     Default: none.
+ * @param taskTimeouts per task, the longest a run may take before it is timed out (see
+ *     {@link Worker}: its thread is interrupted, and the job failed retryably); each positive; a task
+ *     listed here is not subject to {@code defaultTaskTimeout}. Default: none.
+ * @param defaultTaskTimeout the timeout of every task not in {@code taskTimeouts}; empty means those
+ *     tasks may run forever (a handler that hangs then holds its slot until the process stops);
+ *     positive when present. Default: {@link #DEFAULT_TASK_TIMEOUT}, 15 min.
  * @param workerId the lease owner's name. Default: empty, meaning {@code <host>-<pid>-<4 hex>}
  *     generated per worker instance.
  * @param outageBackoffCap the longest pause between attempts while the store is unavailable; pauses
@@ -60,6 +63,7 @@ public record WorkerSettings(
         int maintenanceBatchLimit,
         Duration gracePeriod,
         Map<TaskName, Duration> taskTimeouts,
+        Optional<Duration> defaultTaskTimeout,
         Optional<WorkerId> workerId,
         Duration outageBackoffCap) {
 
@@ -72,11 +76,32 @@ public record WorkerSettings(
     /** First pause after a store failure: 100 ms, doubling up to {@link #outageBackoffCap}. */
     public static final Duration MIN_OUTAGE_BACKOFF = Duration.ofMillis(100);
 
+    /**
+     * The timeout of tasks without one of their own: 15 min. Long enough that no ordinary background
+     * job (an e-mail, a report, an image) is cut short, and a task that needs longer gets its own
+     * entry; short enough that a handler hung on a read without a timeout, or a deadlock, gives its
+     * slot back within a quarter of an hour instead of never (AWS Lambda caps a run at the same 15 min).
+     */
+    public static final Duration DEFAULT_TASK_TIMEOUT = Duration.ofMinutes(15);
+
     /** The production defaults, documented on each field. */
     public static final WorkerSettings DEFAULTS = new WorkerSettings(
             List.of(QueueName.DEFAULT), 4, 10, Duration.ofSeconds(30), Optional.empty(), Duration.ofSeconds(1),
-            true, true, Duration.ofSeconds(1), 1000, Duration.ofSeconds(30), Map.of(), Optional.empty(),
-            Duration.ofSeconds(5));
+            true, true, Duration.ofSeconds(1), 1000, Duration.ofSeconds(30), Map.of(),
+            Optional.of(DEFAULT_TASK_TIMEOUT), Optional.empty(), Duration.ofSeconds(5));
+
+    /**
+     * The shape before {@code defaultTaskTimeout} existed, kept for callers that build settings field by
+     * field: tasks absent from {@code taskTimeouts} get no timeout, as they did then.
+     */
+    public WorkerSettings(List<QueueName> queues, int concurrency, int claimBatchSize, Duration lease,
+            Optional<Duration> heartbeatInterval, Duration pollInterval, boolean listen, boolean maintenanceEnabled,
+            Duration maintenanceInterval, int maintenanceBatchLimit, Duration gracePeriod,
+            Map<TaskName, Duration> taskTimeouts, Optional<WorkerId> workerId, Duration outageBackoffCap) {
+        this(queues, concurrency, claimBatchSize, lease, heartbeatInterval, pollInterval, listen, maintenanceEnabled,
+                maintenanceInterval, maintenanceBatchLimit, gracePeriod, taskTimeouts, Optional.empty(), workerId,
+                outageBackoffCap);
+    }
 
     /** @throws IllegalArgumentException listing every invalid field, with its limit and value */
     public WorkerSettings {
@@ -87,6 +112,7 @@ public record WorkerSettings(
         Objects.requireNonNull(maintenanceInterval, "maintenanceInterval");
         Objects.requireNonNull(gracePeriod, "gracePeriod");
         Objects.requireNonNull(taskTimeouts, "taskTimeouts");
+        Objects.requireNonNull(defaultTaskTimeout, "defaultTaskTimeout");
         Objects.requireNonNull(workerId, "workerId");
         Objects.requireNonNull(outageBackoffCap, "outageBackoffCap");
         queues = List.copyOf(queues);
@@ -119,6 +145,9 @@ public record WorkerSettings(
         taskTimeouts.forEach((task, timeout) -> {
             if (!timeout.isPositive()) problems.add("taskTimeouts[" + task + "] must be positive, was " + timeout);
         });
+        defaultTaskTimeout.ifPresent(t -> {
+            if (!t.isPositive()) problems.add("defaultTaskTimeout must be positive, was " + t);
+        });
         if (outageBackoffCap.compareTo(MIN_OUTAGE_BACKOFF) < 0) {
             problems.add("outageBackoffCap must be >= " + MIN_OUTAGE_BACKOFF + ", was " + outageBackoffCap);
         }
@@ -132,15 +161,16 @@ public record WorkerSettings(
         return heartbeatInterval.orElseGet(() -> lease.dividedBy(3));
     }
 
-    /** The timeout of {@code task}'s runs, if it has one. */
+    /** The timeout of {@code task}'s runs: its own from {@link #taskTimeouts}, else {@link #defaultTaskTimeout}. */
     public Optional<Duration> timeoutFor(TaskName task) {
-        return Optional.ofNullable(taskTimeouts.get(task));
+        Duration own = taskTimeouts.get(task);
+        return own != null ? Optional.of(own) : defaultTaskTimeout;
     }
 
     public WorkerSettings withQueues(List<QueueName> newQueues) {
         return new WorkerSettings(newQueues, concurrency, claimBatchSize, lease, heartbeatInterval, pollInterval,
                 listen, maintenanceEnabled, maintenanceInterval, maintenanceBatchLimit, gracePeriod, taskTimeouts,
-                workerId, outageBackoffCap);
+                defaultTaskTimeout, workerId, outageBackoffCap);
     }
 
     public WorkerSettings withQueues(QueueName... newQueues) {
@@ -150,68 +180,68 @@ public record WorkerSettings(
     public WorkerSettings withConcurrency(int newConcurrency) {
         return new WorkerSettings(queues, newConcurrency, claimBatchSize, lease, heartbeatInterval, pollInterval,
                 listen, maintenanceEnabled, maintenanceInterval, maintenanceBatchLimit, gracePeriod, taskTimeouts,
-                workerId, outageBackoffCap);
+                defaultTaskTimeout, workerId, outageBackoffCap);
     }
 
     public WorkerSettings withClaimBatchSize(int newClaimBatchSize) {
         return new WorkerSettings(queues, concurrency, newClaimBatchSize, lease, heartbeatInterval, pollInterval,
                 listen, maintenanceEnabled, maintenanceInterval, maintenanceBatchLimit, gracePeriod, taskTimeouts,
-                workerId, outageBackoffCap);
+                defaultTaskTimeout, workerId, outageBackoffCap);
     }
 
     /** A copy with another lease; an unset heartbeat interval follows it ({@code newLease / 3}). */
     public WorkerSettings withLease(Duration newLease) {
         return new WorkerSettings(queues, concurrency, claimBatchSize, newLease, heartbeatInterval, pollInterval,
                 listen, maintenanceEnabled, maintenanceInterval, maintenanceBatchLimit, gracePeriod, taskTimeouts,
-                workerId, outageBackoffCap);
+                defaultTaskTimeout, workerId, outageBackoffCap);
     }
 
     public WorkerSettings withHeartbeatInterval(Duration newHeartbeatInterval) {
         return new WorkerSettings(queues, concurrency, claimBatchSize, lease, Optional.of(newHeartbeatInterval),
                 pollInterval, listen, maintenanceEnabled, maintenanceInterval, maintenanceBatchLimit, gracePeriod,
-                taskTimeouts, workerId, outageBackoffCap);
+                taskTimeouts, defaultTaskTimeout, workerId, outageBackoffCap);
     }
 
     public WorkerSettings withPollInterval(Duration newPollInterval) {
         return new WorkerSettings(queues, concurrency, claimBatchSize, lease, heartbeatInterval, newPollInterval,
                 listen, maintenanceEnabled, maintenanceInterval, maintenanceBatchLimit, gracePeriod, taskTimeouts,
-                workerId, outageBackoffCap);
+                defaultTaskTimeout, workerId, outageBackoffCap);
     }
 
     public WorkerSettings withListen(boolean newListen) {
         return new WorkerSettings(queues, concurrency, claimBatchSize, lease, heartbeatInterval, pollInterval,
                 newListen, maintenanceEnabled, maintenanceInterval, maintenanceBatchLimit, gracePeriod, taskTimeouts,
-                workerId, outageBackoffCap);
+                defaultTaskTimeout, workerId, outageBackoffCap);
     }
 
     public WorkerSettings withMaintenanceEnabled(boolean newMaintenanceEnabled) {
         return new WorkerSettings(queues, concurrency, claimBatchSize, lease, heartbeatInterval, pollInterval,
                 listen, newMaintenanceEnabled, maintenanceInterval, maintenanceBatchLimit, gracePeriod, taskTimeouts,
-                workerId, outageBackoffCap);
+                defaultTaskTimeout, workerId, outageBackoffCap);
     }
 
     public WorkerSettings withMaintenanceInterval(Duration newMaintenanceInterval) {
         return new WorkerSettings(queues, concurrency, claimBatchSize, lease, heartbeatInterval, pollInterval,
                 listen, maintenanceEnabled, newMaintenanceInterval, maintenanceBatchLimit, gracePeriod, taskTimeouts,
-                workerId, outageBackoffCap);
+                defaultTaskTimeout, workerId, outageBackoffCap);
     }
 
     public WorkerSettings withMaintenanceBatchLimit(int newMaintenanceBatchLimit) {
         return new WorkerSettings(queues, concurrency, claimBatchSize, lease, heartbeatInterval, pollInterval,
                 listen, maintenanceEnabled, maintenanceInterval, newMaintenanceBatchLimit, gracePeriod, taskTimeouts,
-                workerId, outageBackoffCap);
+                defaultTaskTimeout, workerId, outageBackoffCap);
     }
 
     public WorkerSettings withGracePeriod(Duration newGracePeriod) {
         return new WorkerSettings(queues, concurrency, claimBatchSize, lease, heartbeatInterval, pollInterval,
                 listen, maintenanceEnabled, maintenanceInterval, maintenanceBatchLimit, newGracePeriod, taskTimeouts,
-                workerId, outageBackoffCap);
+                defaultTaskTimeout, workerId, outageBackoffCap);
     }
 
     public WorkerSettings withTaskTimeouts(Map<TaskName, Duration> newTaskTimeouts) {
         return new WorkerSettings(queues, concurrency, claimBatchSize, lease, heartbeatInterval, pollInterval,
                 listen, maintenanceEnabled, maintenanceInterval, maintenanceBatchLimit, gracePeriod, newTaskTimeouts,
-                workerId, outageBackoffCap);
+                defaultTaskTimeout, workerId, outageBackoffCap);
     }
 
     /** A copy with {@code task}'s timeout set (replacing any earlier one) and the others kept. */
@@ -221,15 +251,22 @@ public record WorkerSettings(
         return withTaskTimeouts(copy);
     }
 
+    /** A copy with another timeout for tasks not in {@link #taskTimeouts}; empty: no timeout for them. */
+    public WorkerSettings withDefaultTaskTimeout(Optional<Duration> newDefaultTaskTimeout) {
+        return new WorkerSettings(queues, concurrency, claimBatchSize, lease, heartbeatInterval, pollInterval,
+                listen, maintenanceEnabled, maintenanceInterval, maintenanceBatchLimit, gracePeriod, taskTimeouts,
+                newDefaultTaskTimeout, workerId, outageBackoffCap);
+    }
+
     public WorkerSettings withWorkerId(WorkerId newWorkerId) {
         return new WorkerSettings(queues, concurrency, claimBatchSize, lease, heartbeatInterval, pollInterval,
                 listen, maintenanceEnabled, maintenanceInterval, maintenanceBatchLimit, gracePeriod, taskTimeouts,
-                Optional.of(newWorkerId), outageBackoffCap);
+                defaultTaskTimeout, Optional.of(newWorkerId), outageBackoffCap);
     }
 
     public WorkerSettings withOutageBackoffCap(Duration newOutageBackoffCap) {
         return new WorkerSettings(queues, concurrency, claimBatchSize, lease, heartbeatInterval, pollInterval,
                 listen, maintenanceEnabled, maintenanceInterval, maintenanceBatchLimit, gracePeriod, taskTimeouts,
-                workerId, newOutageBackoffCap);
+                defaultTaskTimeout, workerId, newOutageBackoffCap);
     }
 }

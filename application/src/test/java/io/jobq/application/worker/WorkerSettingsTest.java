@@ -28,6 +28,7 @@ class WorkerSettingsTest {
         assertThat(d.maintenanceBatchLimit()).isEqualTo(1000);
         assertThat(d.gracePeriod()).isEqualTo(Duration.ofSeconds(30));
         assertThat(d.taskTimeouts()).isEmpty();
+        assertThat(d.defaultTaskTimeout()).hasValue(Duration.ofMinutes(15));
         assertThat(d.workerId()).isEmpty();
         assertThat(d.outageBackoffCap()).isEqualTo(Duration.ofSeconds(5));
     }
@@ -56,8 +57,8 @@ class WorkerSettingsTest {
     void everyProblemIsReportedAtOnce() {
         assertThatThrownBy(() -> new WorkerSettings(List.of(), 0, 1001, Duration.ofMillis(10),
                 java.util.Optional.of(Duration.ZERO), Duration.ZERO, true, true, Duration.ofSeconds(-1), 0,
-                Duration.ofSeconds(-1), Map.of(TaskName.of("sleep"), Duration.ZERO), java.util.Optional.empty(),
-                Duration.ofMillis(1)))
+                Duration.ofSeconds(-1), Map.of(TaskName.of("sleep"), Duration.ZERO),
+                java.util.Optional.of(Duration.ofSeconds(-5)), java.util.Optional.empty(), Duration.ofMillis(1)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContainingAll(
                         "queues must name at least one queue",
@@ -70,6 +71,7 @@ class WorkerSettingsTest {
                         "maintenanceBatchLimit must be 1-100000, was 0",
                         "gracePeriod must be >= 0, was PT-1S",
                         "taskTimeouts[sleep] must be positive, was PT0S",
+                        "defaultTaskTimeout must be positive, was PT-5S",
                         "outageBackoffCap must be >= PT0.1S, was PT0.001S");
     }
 
@@ -92,7 +94,28 @@ class WorkerSettingsTest {
 
         assertThat(s.timeoutFor(TaskName.of("sleep"))).hasValue(Duration.ofSeconds(1));
         assertThat(s.timeoutFor(TaskName.of("fail"))).hasValue(Duration.ofSeconds(2));
-        assertThat(s.timeoutFor(TaskName.of("noop"))).isEmpty();
+        assertThat(s.timeoutFor(TaskName.of("noop"))).hasValue(WorkerSettings.DEFAULT_TASK_TIMEOUT);
+    }
+
+    @Test
+    void aTaskWithoutItsOwnTimeoutGetsTheDefaultOneOrNoneWhenTheDefaultIsRemoved() {
+        WorkerSettings s = WorkerSettings.DEFAULTS.withTaskTimeout(TaskName.of("sleep"), Duration.ofHours(2))
+                .withDefaultTaskTimeout(java.util.Optional.of(Duration.ofSeconds(90)));
+        assertThat(s.timeoutFor(TaskName.of("sleep"))).hasValue(Duration.ofHours(2));
+        assertThat(s.timeoutFor(TaskName.of("noop"))).hasValue(Duration.ofSeconds(90));
+
+        WorkerSettings unbounded = s.withDefaultTaskTimeout(java.util.Optional.empty());
+        assertThat(unbounded.timeoutFor(TaskName.of("noop"))).isEmpty();
+        assertThat(unbounded.timeoutFor(TaskName.of("sleep"))).hasValue(Duration.ofHours(2));
+    }
+
+    @Test
+    void theConstructorWithoutADefaultTimeoutKeepsItsOldMeaningOfNoTimeout() {
+        WorkerSettings d = WorkerSettings.DEFAULTS;
+        WorkerSettings old = new WorkerSettings(d.queues(), 4, 10, d.lease(), d.heartbeatInterval(), d.pollInterval(),
+                true, true, d.maintenanceInterval(), 1000, d.gracePeriod(), Map.of(), d.workerId(), d.outageBackoffCap());
+        assertThat(old.defaultTaskTimeout()).isEmpty();
+        assertThat(old).isEqualTo(d.withDefaultTaskTimeout(java.util.Optional.empty()));
     }
 
     @Test
@@ -100,7 +123,7 @@ class WorkerSettingsTest {
         WorkerSettings s = WorkerSettings.DEFAULTS.withConcurrency(16);
         assertThat(s).isEqualTo(new WorkerSettings(s.queues(), 16, 10, Duration.ofSeconds(30), java.util.Optional.empty(),
                 Duration.ofSeconds(1), true, true, Duration.ofSeconds(1), 1000, Duration.ofSeconds(30), Map.of(),
-                java.util.Optional.empty(), Duration.ofSeconds(5)));
+                java.util.Optional.of(Duration.ofMinutes(15)), java.util.Optional.empty(), Duration.ofSeconds(5)));
         assertThat(WorkerSettings.DEFAULTS.withListen(false).listen()).isFalse();
         assertThat(WorkerSettings.DEFAULTS.withMaintenanceEnabled(false).maintenanceEnabled()).isFalse();
         assertThat(WorkerSettings.DEFAULTS.withClaimBatchSize(1).claimBatchSize()).isEqualTo(1);

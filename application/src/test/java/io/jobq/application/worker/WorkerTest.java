@@ -30,6 +30,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
@@ -66,6 +67,7 @@ class WorkerTest {
     RecordingListener events;
     HandlerRegistry handlers;
     BlockingHandler blocking;
+    StubbornHandler stubborn;
     final List<Worker> workers = new ArrayList<>();
 
     @BeforeEach
@@ -76,12 +78,14 @@ class WorkerTest {
         wakeups = new ManualWakeupChannel();
         events = new RecordingListener();
         blocking = new BlockingHandler();
-        handlers = HandlerRegistry.withBuiltIns().register("block", blocking);
+        stubborn = new StubbornHandler();
+        handlers = HandlerRegistry.withBuiltIns().register("block", blocking).register("stubborn", stubborn);
     }
 
     @AfterEach
     void closeWorkers() {
         blocking.release.countDown();
+        stubborn.letGo.countDown();
         workers.forEach(Worker::close);
     }
 
@@ -131,6 +135,30 @@ class WorkerTest {
                 if (System.nanoTime() > deadline) throw new IllegalStateException("never released");
             }
             return Optional.of(JsonNodeFactory.instance.objectNode().put("released", true));
+        }
+    }
+
+    /**
+     * Ignores interrupts and cancellation until {@link #letGo} opens (at the latest when the test ends):
+     * a handler stuck in code that cannot be interrupted, such as a socket read without a timeout.
+     */
+    static final class StubbornHandler implements JobHandler {
+        final CountDownLatch letGo = new CountDownLatch(1);
+        final AtomicReference<Thread> thread = new AtomicReference<>();
+        final AtomicInteger interruptsIgnored = new AtomicInteger();
+
+        @Override
+        public Optional<JsonNode> handle(JobContext ctx) {
+            thread.set(Thread.currentThread());
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60); // never outlives the test JVM for long
+            while (System.nanoTime() < deadline) {
+                try {
+                    if (letGo.await(10, TimeUnit.MILLISECONDS)) break;
+                } catch (InterruptedException e) {
+                    interruptsIgnored.incrementAndGet();
+                }
+            }
+            return Optional.of(JsonNodeFactory.instance.objectNode().put("late", true));
         }
     }
 
@@ -341,6 +369,83 @@ class WorkerTest {
             start(FAST.withTaskTimeout(TaskName.of("block"), Duration.ofMillis(100)));
 
             assertThat(awaitState(id, JobState.DONE).lastError()).isEmpty();
+        }
+
+        @Test
+        void theDefaultTimeoutAppliesToTasksWithoutTheirOwn() {
+            JobId id = enqueue("sleep", "{\"ms\": 20000}");
+            start(FAST.withDefaultTaskTimeout(Optional.of(Duration.ofMillis(200))));
+
+            Job failed = awaitState(id, JobState.SCHEDULED);
+            assertThat(failed.attempts()).isEqualTo(1);
+            assertThat(failed.lastError().orElseThrow()).contains("task 'sleep' timed out after 200 ms");
+        }
+
+        @Test
+        void aTasksOwnTimeoutOverridesTheDefault() {
+            JobId id = enqueue("sleep", "{\"ms\": 300}");
+            start(FAST.withDefaultTaskTimeout(Optional.of(Duration.ofMillis(100)))
+                    .withTaskTimeout(TaskName.of("sleep"), Duration.ofSeconds(20)));
+
+            assertThat(awaitState(id, JobState.DONE).lastError()).isEmpty();
+        }
+    }
+
+    /** A handler that ignores its timeout's interrupt must not hold its slot, or its lease, forever. */
+    @Nested
+    class HungHandlers {
+        static final WorkerSettings ONE_SLOT = FAST.withConcurrency(1)
+                .withTaskTimeout(TaskName.of("stubborn"), Duration.ofMillis(200));
+
+        @Test
+        void itsRunIsFailedRetryablyAndItsSlotFreedWhileItStillRunsSoTheNextJobsRun() {
+            JobId hung = enqueue("stubborn", "{}");
+            Worker worker = start(ONE_SLOT);
+
+            // 200 ms timeout, then 200 ms of grace (as long again, at most 5 s)
+            Job failed = awaitState(hung, JobState.SCHEDULED);
+            assertThat(failed.attempts()).isEqualTo(1);
+            assertThat(failed.lastError().orElseThrow()).contains("task 'stubborn' timed out after 200 ms")
+                    .contains("ignored the interrupt for 200 ms, so its slot was freed");
+            assertThat(stubborn.interruptsIgnored).hasPositiveValue();
+            assertThat(stubborn.thread.get().isAlive()).as("the hung handler still runs").isTrue();
+            // No longer in hand: no longer heartbeated, so nothing keeps its lease alive.
+            Await.until(SOON, "the hung run leaves the worker's hands", () -> worker.inHandCount() == 0);
+
+            // The worker's only slot is free again: the next jobs run beside the hung thread.
+            List<JobId> next = List.of(enqueue("noop", "{}"), enqueue("noop", "{}"), enqueue("noop", "{}"));
+            wakeups.wakeAll();
+            next.forEach(id -> awaitState(id, JobState.DONE));
+            assertThat(stubborn.thread.get().isAlive()).isTrue();
+        }
+
+        @Test
+        void whatItReturnsLateIsDiscardedAndGivesNoSecondSlotBack() throws InterruptedException {
+            JobId hung = enqueue("stubborn", "{}");
+            Worker worker = start(ONE_SLOT);
+            awaitState(hung, JobState.SCHEDULED);
+            Await.until(SOON, "the hung run leaves the worker's hands", () -> worker.inHandCount() == 0);
+
+            stubborn.letGo.countDown();
+            assertThat(stubborn.thread.get().join(SOON)).as("the stray run ends once let go").isTrue();
+
+            Job after = store.require(hung);
+            assertThat(after.state()).isEqualTo(JobState.SCHEDULED);
+            assertThat(after.attempts()).isEqualTo(1);
+            assertThat(after.result()).isEmpty();
+            // Still one slot: of two blocking jobs only one runs.
+            enqueue("block", "{}");
+            enqueue("block", "{}");
+            wakeups.wakeAll();
+            Await.until(SOON, "a blocking job runs", () -> blocking.invocations.get() >= 1);
+            assertThat(Await.holdsWithin(Duration.ofMillis(500), () -> blocking.invocations.get() > 1))
+                    .as("a second job ran at once on a one-slot worker").isFalse();
+        }
+
+        @Test
+        void theGraceIsAsLongAgainAsTheTimeoutAtMostFiveSeconds() {
+            assertThat(Worker.timeoutGrace(Duration.ofMillis(200))).isEqualTo(Duration.ofMillis(200));
+            assertThat(Worker.timeoutGrace(Duration.ofMinutes(15))).isEqualTo(Duration.ofSeconds(5));
         }
     }
 

@@ -19,9 +19,6 @@ import java.util.concurrent.TimeUnit;
  * {@link #close()} SIGKILLs the process if it is still alive (after a SIGCONT, in case it was stopped).
  */
 final class JobqProcess implements AutoCloseable {
-    /** libfaketime's preload library (Debian package {@code libfaketime}, pulled in by {@code faketime}). */
-    static final String LIBFAKETIME = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1";
-
     private final String name;
     private final Process process;
     private final Path log;
@@ -54,9 +51,12 @@ final class JobqProcess implements AutoCloseable {
             return this;
         }
 
-        /** Runs the JVM with its wall clock shifted by {@code offset} (libfaketime; e.g. "-300s"). */
+        /**
+         * Runs the JVM with its wall clock shifted by {@code offset} (libfaketime, found by {@link LibFaketime};
+         * e.g. "-300s").
+         */
         Builder fakeTime(String offset) {
-            env.put("LD_PRELOAD", LIBFAKETIME);
+            env.put("LD_PRELOAD", LibFaketime.path().toString());
             env.put("FAKETIME", offset);
             // The JVM times its waits with the monotonic clock: leave it real.
             env.put("FAKETIME_DONT_FAKE_MONOTONIC", "1");

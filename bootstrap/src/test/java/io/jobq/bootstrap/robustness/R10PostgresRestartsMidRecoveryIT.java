@@ -3,9 +3,7 @@ package io.jobq.bootstrap.robustness;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jobq.bootstrap.robustness.Jobs.Row;
-import io.jobq.postgres.testing.PostgresDatabaseExtension;
 import io.jobq.postgres.testing.TestDatabase;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -14,31 +12,33 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * R10 — PostgreSQL restarts in the middle of recovery. Worker A claims 50 {@code sleep} 30 s jobs and
- * is SIGKILLed; worker B starts; when B begins reaping, the local PostgreSQL is restarted
- * ({@code pg_ctlcluster … restart}). Tagged serial: runs after every other IT, alone.
+ * is SIGKILLed; worker B starts; when B begins reaping, PostgreSQL is restarted ({@code pg_ctl restart
+ * -m fast}). The server restarted is a {@link ThrowawayPostgres} cluster of this class's own, never the
+ * one other tests share or any the user runs; its logs end up in {@code target/it-logs/<class>/postgres/}.
  */
-@Tag("serial")
-@ExtendWith(PostgresDatabaseExtension.class)
 class R10PostgresRestartsMidRecoveryIT {
     private static final int JOBS = 50;
+    private static ThrowawayPostgres postgres;
 
-    @AfterAll
-    static void neverLeavePostgresStopped() {
-        Postgres.ensureRunning(pgLog());
+    @BeforeAll
+    static void ownCluster() {
+        postgres = ThrowawayPostgres.start(
+                Path.of(System.getProperty("jobq.logs", "target/it-logs"), "R10PostgresRestartsMidRecoveryIT", "postgres"));
     }
 
-    private static Path pgLog() {
-        return Path.of(System.getProperty("jobq.logs", "target/it-logs"), "R10PostgresRestartsMidRecoveryIT", "pg_ctlcluster.log");
+    @AfterAll
+    static void removeCluster() {
+        if (postgres != null) postgres.close();
     }
 
     @Test
-    void workersAndApiReconnectAndEveryJobEndsDoneWithTwoAttempts(TestDatabase db) throws Exception {
+    void workersAndApiReconnectAndEveryJobEndsDoneWithTwoAttempts() throws Exception {
+        TestDatabase db = postgres.database();
         Jobs jobs = new Jobs(db);
         int port = JobqProcess.freePort();
         String[] fifty = {"--concurrency", "50", "--claim-batch", "50"};
@@ -57,10 +57,9 @@ class R10PostgresRestartsMidRecoveryIT {
                 // When B begins reaping, restart PostgreSQL.
                 Await.condition(Duration.ofSeconds(30), "B begins reaping", () -> jobs.all().stream()
                         .anyMatch(r -> r.lastError() != null && r.lastError().contains("lease expired")));
-                Files.createDirectories(pgLog().getParent());
                 long restartBegan = System.nanoTime();
-                Postgres.restart(pgLog());
-                // pg_ctlcluster returns once the server accepts connections again (same host: same clock).
+                postgres.restart();
+                // pg_ctl -w returns once the server accepts connections again (same host: same clock).
                 Instant restarted = Instant.now();
                 System.out.printf("R10: restart took %d ms; back at %s%n", (System.nanoTime() - restartBegan) / 1_000_000,
                         restarted);
@@ -100,8 +99,6 @@ class R10PostgresRestartsMidRecoveryIT {
                 assertThat(jobs.row(probe).state()).isEqualTo("done");
                 assertThat(http.get("/health").status()).isEqualTo(200);
             }
-        } finally {
-            Postgres.ensureRunning(pgLog());
         }
     }
 }
