@@ -127,6 +127,10 @@ public final class Main implements Runnable {
                         + " the API port and this is ignored with a warning). Default: none.")
         String metricsPort;
 
+        @Option(names = "--self-vacuum", paramLabel = "BOOL", description = "Env JOBQ_SELF_VACUUM. Where autovacuum is off"
+                + " for jobq's tables, VACUUM them once dead rows pass their threshold; false = never. Default: true.")
+        String selfVacuum;
+
         void into(Map<Key, String> flags) {
             put(flags, Key.JOBQ_CONCURRENCY, concurrency);
             put(flags, Key.JOBQ_QUEUES, queues);
@@ -139,6 +143,7 @@ public final class Main implements Runnable {
             put(flags, Key.JOBQ_LISTEN, listen);
             put(flags, Key.JOBQ_WORKER_ID, workerId);
             put(flags, Key.JOBQ_METRICS_PORT, metricsPort);
+            put(flags, Key.JOBQ_SELF_VACUUM, selfVacuum);
         }
     }
 

@@ -21,6 +21,7 @@ import java.util.function.Function;
  * @param heartbeat empty means lease / 3
  * @param workerId empty means host-pid-random
  * @param metricsPort where the worker role serves /metrics; empty means nowhere (api and all serve it on PORT)
+ * @param selfVacuum whether workers VACUUM jobq's tables where autovacuum does not
  */
 public record Settings(
         Optional<DatabaseUrl> database,
@@ -38,7 +39,8 @@ public record Settings(
         long maxRequestBytes,
         String logLevel,
         Optional<WorkerId> workerId,
-        Optional<Integer> metricsPort) {
+        Optional<Integer> metricsPort,
+        boolean selfVacuum) {
 
     /** One configurable value: its environment variable, its flag, its default and what it means. */
     public enum Key {
@@ -62,7 +64,10 @@ public record Settings(
         JOBQ_LOG_LEVEL("--log-level", "INFO", "TRACE, DEBUG, INFO, WARN or ERROR."),
         JOBQ_WORKER_ID("--worker-id", "", "Name of this worker in leases and logs. Unset: host-pid-random."),
         JOBQ_METRICS_PORT("--metrics-port", "",
-                "worker role only: serve GET /metrics (Prometheus) on this port. Unset: no metrics endpoint.");
+                "worker role only: serve GET /metrics (Prometheus) on this port. Unset: no metrics endpoint."),
+        JOBQ_SELF_VACUUM("--self-vacuum", "true",
+                "Where autovacuum is off for jobq's tables, workers VACUUM them once dead rows pass the table's "
+                        + "autovacuum threshold (one worker at a time, at most once a minute each); false = never.");
 
         private final String flag;
         private final String defaultValue;
@@ -130,12 +135,13 @@ public record Settings(
         String logLevel = r.get(Key.JOBQ_LOG_LEVEL, Settings::logLevel);
         Optional<WorkerId> workerId = r.optional(Key.JOBQ_WORKER_ID, WorkerId::new);
         Optional<Integer> metricsPort = r.optional(Key.JOBQ_METRICS_PORT, v -> ConfigValue.integer(v, 0, 65_535));
+        Boolean selfVacuum = r.get(Key.JOBQ_SELF_VACUUM, ConfigValue::bool);
         if (r.problems.isEmpty() && lease != null && heartbeat.isPresent() && heartbeat.get().compareTo(lease) >= 0) {
             r.problems.add(r.describe(Key.JOBQ_HEARTBEAT) + " must be shorter than the lease (" + lease.toMillis() + " ms)");
         }
         if (!r.problems.isEmpty()) throw new InvalidSettingsException(String.join("; ", r.problems));
         return new Settings(database, port, poolSize, lease, heartbeat, poll, claimBatch, concurrency, queues, grace,
-                maintenance, listen, maxRequest, logLevel, workerId, metricsPort);
+                maintenance, listen, maxRequest, logLevel, workerId, metricsPort, selfVacuum);
     }
 
     /** The heartbeat interval in force: the configured one, or lease / 3. */

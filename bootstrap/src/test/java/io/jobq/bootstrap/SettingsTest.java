@@ -32,6 +32,13 @@ class SettingsTest {
         assertThat(s.maxRequestBytes()).isEqualTo(1_048_576);
         assertThat(s.logLevel()).isEqualTo("INFO");
         assertThat(s.metricsPort()).isEmpty();
+        assertThat(s.selfVacuum()).isTrue();
+    }
+
+    @Test
+    void selfVacuumCanBeSwitchedOff() {
+        assertThat(Settings.resolve(Map.of("JOBQ_SELF_VACUUM", "false"), Map.of()).selfVacuum()).isFalse();
+        assertThat(Settings.resolve(Map.of(), Map.of(Key.JOBQ_SELF_VACUUM, "false")).selfVacuum()).isFalse();
     }
 
     @Test
@@ -66,6 +73,7 @@ class SettingsTest {
             JOBQ_CLAIM_BATCH       | 0         | invalid JOBQ_CLAIM_BATCH="0": must be from 1 to 1000
             JOBQ_QUEUES            | bad queue | invalid JOBQ_QUEUES="bad queue": queue must be
             JOBQ_LISTEN            | maybe     | invalid JOBQ_LISTEN="maybe": expected true or false
+            JOBQ_SELF_VACUUM       | sometimes | invalid JOBQ_SELF_VACUUM="sometimes": expected true or false
             JOBQ_LOG_LEVEL         | LOUD      | invalid JOBQ_LOG_LEVEL="LOUD": expected TRACE
             DATABASE_URL           | mysql://x | invalid DATABASE_URL=<hidden>: must start with
             """)
@@ -101,6 +109,6 @@ class SettingsTest {
             assertThat(k.flag()).startsWith("--");
             assertThat(k.description()).isNotBlank();
         }
-        assertThat(List.of(Key.values())).hasSize(16);
+        assertThat(List.of(Key.values())).hasSize(17);
     }
 }
