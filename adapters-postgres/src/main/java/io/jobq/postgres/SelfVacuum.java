@@ -135,19 +135,30 @@ final class SelfVacuum {
                 (System.nanoTime() - start) / 1_000_000, table.deadTuples(), table.vacuumThreshold());
     }
 
+    /** A holder open this long, or one with no start time (slot, standby), is worth a WARN: 1 min. */
+    static final Duration LONG_HELD = Duration.ofMinutes(1);
+
     /**
-     * Warns when VACUUM removed less than half of what it found: versions an open snapshot may still see
-     * cannot be removed, and that, not VACUUM, is what the operator must fix.
+     * Says when VACUUM removed less than half of what it found: versions a snapshot may still see cannot be
+     * removed. WARN when the oldest holder is long-held (that, not VACUUM, is what the operator must fix);
+     * INFO when it is young, as under steady traffic, where the next VACUUM will take them.
      */
     private static void report(List<TableStats> before, VacuumHealth after) {
         for (TableStats b : before) {
             TableStats a = after.table(b.table()).orElse(b);
             if (!a.needsVacuum() || a.deadTuples() * 2 < b.deadTuples()) continue;
             Horizon oldest = after.oldest();
-            log.warn("VACUUM left {} of {} dead row versions in {}: most likely an open snapshot still needs them (oldest:"
-                    + " {}, {} xids, open {}). Claims slow down until it ends; see jobq_xmin_horizon_age_seconds and"
-                    + " README, Operations", a.deadTuples(), b.deadTuples(), b.table(), oldest.source().label(),
-                    oldest.xidAge(), oldest.age().map(d -> d.toSeconds() + " s").orElse("for an unknown time"));
+            boolean longHeld = oldest.age().map(age -> age.compareTo(LONG_HELD) >= 0).orElse(oldest.xidAge() > 0);
+            String holder = oldest.source().label() + ", " + oldest.xidAge() + " xids, open "
+                    + oldest.age().map(d -> d.toSeconds() + " s").orElse("for an unknown time");
+            if (longHeld) {
+                log.warn("VACUUM left {} of {} dead row versions in {}: an open snapshot still needs them (oldest: {})."
+                        + " Claims slow down until it ends; see jobq_xmin_horizon_age_seconds and README, Operations",
+                        a.deadTuples(), b.deadTuples(), b.table(), holder);
+            } else {
+                log.info("VACUUM left {} of {} dead row versions in {}; transactions running meanwhile still saw them"
+                        + " (oldest: {})", a.deadTuples(), b.deadTuples(), b.table(), holder);
+            }
         }
     }
 

@@ -25,6 +25,7 @@ public record VacuumHealth(List<Horizon> horizons, List<TableStats> tables) {
     public VacuumHealth {
         horizons = List.copyOf(horizons);
         tables = List.copyOf(tables);
+        if (horizons.isEmpty()) throw new IllegalArgumentException("horizons must list every source, was empty");
     }
 
     /** What can hold the cleanup horizon of jobq's tables back. {@link #label()} is the metric label. */
