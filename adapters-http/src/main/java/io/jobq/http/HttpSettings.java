@@ -13,7 +13,7 @@ import java.util.Objects;
  * @param retryAfter the {@code Retry-After} a 503 (store unavailable) carries, whole seconds, at least 1 s.
  *     Default: 5 s.
  * @param metricsMaxAge how long the database-derived gauges of {@code /metrics} (job counts, oldest
- *     runnable age, largest backlogs) are reused before the next scrape queries the store again; zero
+ *     runnable age, largest backlogs, cleanup) are reused before the next scrape queries the store again; zero
  *     queries on every scrape. Default: 1 s.
  * @param topBacklogs how many of the largest (queue, tenant) backlogs {@code /metrics} exports, 1..100.
  *     Default: 10.

@@ -3,6 +3,7 @@ package io.jobq.http;
 import io.jobq.application.port.Backlog;
 import io.jobq.application.port.JobQueueException;
 import io.jobq.application.port.JobStore;
+import io.jobq.application.port.VacuumHealth;
 import io.jobq.domain.job.JobState;
 import io.jobq.domain.job.QueueName;
 import io.micrometer.core.instrument.Counter;
@@ -14,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,10 +30,12 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code jobq_tenant_backlog{queue,tenant}}: queued jobs of the N largest (queue, tenant) backlogs;
  *   <li>{@code jobq_enqueued_total{queue}}: jobs created through this API (an idempotent repeat creates none);
  *   <li>{@code jobq_metrics_refresh_failures_total}: scrapes whose store gauges could not be read;
- *   <li>{@code jobq_http_server_requests_seconds{method,route,status}}: request timings.
+ *   <li>{@code jobq_http_server_requests_seconds{method,route,status}}: request timings;
+ *   <li>the cleanup gauges of {@link VacuumGauges} ({@code jobq_xmin_horizon_age_seconds{source}},
+ *       {@code jobq_table_dead_tuples{table}}, ...).
  * </ul>
  *
- * <p>The store-derived gauges are read by {@link #refreshIfStale()} (three queries), which the
+ * <p>The store-derived gauges are read by {@link #refreshIfStale()} (four store reads), which the
  * {@code /metrics} handler calls before each scrape; results are reused for {@code metricsMaxAge}, so
  * several scrapers (or a scrape storm) cost the database at most one round of queries per period instead
  * of one query per gauge per scrape.
@@ -46,6 +50,7 @@ final class JobMetrics {
     private final MultiGauge jobs;
     private final MultiGauge oldestAge;
     private final MultiGauge backlogs;
+    private final VacuumGauges vacuum;
     private final Counter refreshFailures;
     private long refreshedAtNanos;
     private boolean refreshed;
@@ -64,6 +69,7 @@ final class JobMetrics {
         this.backlogs = MultiGauge.builder("jobq.tenant.backlog")
                 .description("Queued jobs of the largest backlogs by queue and tenant")
                 .register(registry);
+        this.vacuum = new VacuumGauges(registry);
         this.refreshFailures = Counter.builder("jobq.metrics.refresh.failures")
                 .description("Scrapes whose job gauges could not be read from the store")
                 .register(registry);
@@ -96,6 +102,7 @@ final class JobMetrics {
             Map<QueueName, Map<JobState, Long>> counts = store.countsByQueueAndState();
             Map<QueueName, Duration> ages = store.oldestRunnableAge();
             List<Backlog> top = store.largestBacklogs(settings.topBacklogs());
+            Optional<VacuumHealth> health = store.vacuumHealth();
             List<MultiGauge.Row<?>> jobRows = new ArrayList<>();
             counts.forEach((queue, byState) -> {
                 for (JobState s : STATES) {
@@ -111,11 +118,13 @@ final class JobMetrics {
             jobs.register(jobRows, true);
             oldestAge.register(ageRows, true);
             backlogs.register(backlogRows, true);
+            vacuum.show(health);
         } catch (JobQueueException e) {
             refreshFailures.increment();
             jobs.register(List.of(), true);
             oldestAge.register(List.of(), true);
             backlogs.register(List.of(), true);
+            vacuum.show(Optional.empty());
             log.warn("metrics: cannot read job gauges from the store: {}", e.getMessage());
         }
     }

@@ -16,6 +16,7 @@ import io.jobq.application.port.RetryResult;
 import io.jobq.application.port.StoreConflictException;
 import io.jobq.application.port.StoreUnavailableException;
 import io.jobq.application.port.TenantSettings;
+import io.jobq.application.port.VacuumHealth;
 import io.jobq.domain.fairness.TenantWeight;
 import io.jobq.domain.job.Job;
 import io.jobq.domain.job.JobId;
@@ -64,31 +65,48 @@ public final class PostgresJobStore implements JobStore {
     private static final Logger log = LoggerFactory.getLogger(PostgresJobStore.class);
 
     /**
-     * How the store claims and retries.
+     * How the store claims, retries and cleans up.
      *
      * @param claimOrder which queued job goes first. Default: {@link ClaimOrder#FAIR}.
      * @param lockMode how a claim treats rows another claimer locked. Default: {@link LockMode#SKIP_LOCKED}.
      * @param backoff the delay before a retry after a failed or expired attempt. Default: base 1 s, cap 10 min.
+     * @param selfVacuumInterval how often at most {@link #vacuumIfNeeded()} checks whether a jobq table that
+     *     autovacuum leaves alone needs a VACUUM (and runs it); positive, or empty to never vacuum (the
+     *     warning that autovacuum is off is logged all the same). Default: 1 min, autovacuum's own naptime.
      */
-    public record Options(ClaimOrder claimOrder, LockMode lockMode, BackoffPolicy backoff) {
-        public static final Options DEFAULTS = new Options(ClaimOrder.FAIR, LockMode.SKIP_LOCKED, BackoffPolicy.defaults());
+    public record Options(ClaimOrder claimOrder, LockMode lockMode, BackoffPolicy backoff, Optional<Duration> selfVacuumInterval) {
+        public static final Options DEFAULTS = new Options(ClaimOrder.FAIR, LockMode.SKIP_LOCKED, BackoffPolicy.defaults(),
+                Optional.of(Duration.ofMinutes(1)));
 
         public Options {
             Objects.requireNonNull(claimOrder, "claimOrder");
             Objects.requireNonNull(lockMode, "lockMode");
             Objects.requireNonNull(backoff, "backoff");
+            Objects.requireNonNull(selfVacuumInterval, "selfVacuumInterval");
+            selfVacuumInterval.ifPresent(i -> {
+                if (!i.isPositive()) throw new IllegalArgumentException("selfVacuumInterval must be positive, was " + i);
+            });
         }
 
         public Options withClaimOrder(ClaimOrder order) {
-            return new Options(order, lockMode, backoff);
+            return new Options(order, lockMode, backoff, selfVacuumInterval);
         }
 
         public Options withLockMode(LockMode mode) {
-            return new Options(claimOrder, mode, backoff);
+            return new Options(claimOrder, mode, backoff, selfVacuumInterval);
         }
 
         public Options withBackoff(BackoffPolicy policy) {
-            return new Options(claimOrder, lockMode, policy);
+            return new Options(claimOrder, lockMode, policy, selfVacuumInterval);
+        }
+
+        public Options withSelfVacuumInterval(Duration interval) {
+            return new Options(claimOrder, lockMode, backoff, Optional.of(interval));
+        }
+
+        /** A copy whose store never runs VACUUM itself. */
+        public Options withoutSelfVacuum() {
+            return new Options(claimOrder, lockMode, backoff, Optional.empty());
         }
     }
 
@@ -97,10 +115,12 @@ public final class PostgresJobStore implements JobStore {
 
     private final DSLContext dsl;
     private final Options options;
+    private final SelfVacuum selfVacuum;
 
     public PostgresJobStore(DataSource dataSource, Options options) {
         this.dsl = DSL.using(Objects.requireNonNull(dataSource, "dataSource"), SQLDialect.POSTGRES, jooqSettings());
         this.options = Objects.requireNonNull(options, "options");
+        this.selfVacuum = new SelfVacuum(options.selfVacuumInterval());
     }
 
     public PostgresJobStore(DataSource dataSource) {
@@ -755,6 +775,19 @@ public final class PostgresJobStore implements JobStore {
     @Override
     public void ping() {
         run("ping", () -> dsl.selectOne().fetch());
+    }
+
+    // ---------------------------------------------------------------- cleanup (VacuumHealthQuery, SelfVacuum)
+
+    @Override
+    public Optional<VacuumHealth> vacuumHealth() {
+        return Optional.of(run("vacuum health", () -> VacuumHealthQuery.read(dsl)));
+    }
+
+    /** See {@link SelfVacuum}: VACUUMs a table only while autovacuum leaves it alone. */
+    @Override
+    public boolean vacuumIfNeeded() {
+        return run("vacuum", () -> selfVacuum.runIfDue(dsl));
     }
 
     // ---------------------------------------------------------------- plumbing

@@ -132,6 +132,10 @@ public final class Main implements Runnable {
                         + " fails retryably, per task; default=DURATION (or none) for the others. Default: default=15m.")
         String taskTimeout;
 
+        @Option(names = "--self-vacuum", paramLabel = "BOOL", description = "Env JOBQ_SELF_VACUUM. Where autovacuum is off"
+                + " for jobq's tables, VACUUM them once dead rows pass their threshold; false = never. Default: true.")
+        String selfVacuum;
+
         void into(Map<Key, String> flags) {
             put(flags, Key.JOBQ_CONCURRENCY, concurrency);
             put(flags, Key.JOBQ_QUEUES, queues);
@@ -145,6 +149,7 @@ public final class Main implements Runnable {
             put(flags, Key.JOBQ_WORKER_ID, workerId);
             put(flags, Key.JOBQ_METRICS_PORT, metricsPort);
             put(flags, Key.JOBQ_TASK_TIMEOUT, taskTimeout);
+            put(flags, Key.JOBQ_SELF_VACUUM, selfVacuum);
         }
     }
 

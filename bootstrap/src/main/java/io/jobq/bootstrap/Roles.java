@@ -54,7 +54,8 @@ final class Roles {
             } else {
                 requireMigrated(pool, url);
             }
-            PostgresJobStore store = new PostgresJobStore(pool);
+            PostgresJobStore store = new PostgresJobStore(pool, settings.selfVacuum()
+                    ? PostgresJobStore.Options.DEFAULTS : PostgresJobStore.Options.DEFAULTS.withoutSelfVacuum());
             if (api) {
                 HttpSettings http = HttpSettings.DEFAULTS.withMaxBodyBytes(settings.maxRequestBytes());
                 HttpApi server = startApi(store, registry, http, settings.port());

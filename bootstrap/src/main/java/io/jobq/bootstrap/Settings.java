@@ -22,6 +22,7 @@ import java.util.function.Function;
  * @param workerId empty means host-pid-random
  * @param metricsPort where the worker role serves /metrics; empty means nowhere (api and all serve it on PORT)
  * @param taskTimeouts how long each task's runs may take (see {@link TaskTimeouts})
+ * @param selfVacuum whether workers VACUUM jobq's tables where autovacuum does not
  */
 public record Settings(
         Optional<DatabaseUrl> database,
@@ -40,7 +41,8 @@ public record Settings(
         String logLevel,
         Optional<WorkerId> workerId,
         Optional<Integer> metricsPort,
-        TaskTimeouts taskTimeouts) {
+        TaskTimeouts taskTimeouts,
+        boolean selfVacuum) {
 
     /** One configurable value: its environment variable, its flag, its default and what it means. */
     public enum Key {
@@ -68,7 +70,10 @@ public record Settings(
         JOBQ_TASK_TIMEOUT("--task-timeout", "default=" + TaskTimeouts.builtInDefault(),
                 "How long a run may take before its handler is interrupted and the job fails retryably:"
                         + " comma-separated task=duration, and default=duration (or default=none) for every other"
-                        + " task, " + TaskTimeouts.builtInDefault() + " when not given. E.g. sleep=5s,report=2h.");
+                        + " task, " + TaskTimeouts.builtInDefault() + " when not given. E.g. sleep=5s,report=2h."),
+        JOBQ_SELF_VACUUM("--self-vacuum", "true",
+                "Where autovacuum is off for jobq's tables, workers VACUUM them once dead rows pass the table's "
+                        + "autovacuum threshold (one worker at a time, at most once a minute each); false = never.");
 
         private final String flag;
         private final String defaultValue;
@@ -137,12 +142,13 @@ public record Settings(
         Optional<WorkerId> workerId = r.optional(Key.JOBQ_WORKER_ID, WorkerId::new);
         Optional<Integer> metricsPort = r.optional(Key.JOBQ_METRICS_PORT, v -> ConfigValue.integer(v, 0, 65_535));
         TaskTimeouts taskTimeouts = r.get(Key.JOBQ_TASK_TIMEOUT, TaskTimeouts::parse);
+        Boolean selfVacuum = r.get(Key.JOBQ_SELF_VACUUM, ConfigValue::bool);
         if (r.problems.isEmpty() && lease != null && heartbeat.isPresent() && heartbeat.get().compareTo(lease) >= 0) {
             r.problems.add(r.describe(Key.JOBQ_HEARTBEAT) + " must be shorter than the lease (" + lease.toMillis() + " ms)");
         }
         if (!r.problems.isEmpty()) throw new InvalidSettingsException(String.join("; ", r.problems));
         return new Settings(database, port, poolSize, lease, heartbeat, poll, claimBatch, concurrency, queues, grace,
-                maintenance, listen, maxRequest, logLevel, workerId, metricsPort, taskTimeouts);
+                maintenance, listen, maxRequest, logLevel, workerId, metricsPort, taskTimeouts, selfVacuum);
     }
 
     /** The heartbeat interval in force: the configured one, or lease / 3. */

@@ -37,6 +37,13 @@ class SettingsTest {
         assertThat(s.taskTimeouts().perTask()).isEmpty();
         assertThat(s.taskTimeouts().fallback()).hasValue(Duration.ofMinutes(15));
         assertThat(Key.JOBQ_TASK_TIMEOUT.defaultValue()).isEqualTo("default=15m");
+        assertThat(s.selfVacuum()).isTrue();
+    }
+
+    @Test
+    void selfVacuumCanBeSwitchedOff() {
+        assertThat(Settings.resolve(Map.of("JOBQ_SELF_VACUUM", "false"), Map.of()).selfVacuum()).isFalse();
+        assertThat(Settings.resolve(Map.of(), Map.of(Key.JOBQ_SELF_VACUUM, "false")).selfVacuum()).isFalse();
     }
 
     @Test
@@ -115,6 +122,7 @@ class SettingsTest {
             JOBQ_CLAIM_BATCH       | 0         | invalid JOBQ_CLAIM_BATCH="0": must be from 1 to 1000
             JOBQ_QUEUES            | bad queue | invalid JOBQ_QUEUES="bad queue": queue must be
             JOBQ_LISTEN            | maybe     | invalid JOBQ_LISTEN="maybe": expected true or false
+            JOBQ_SELF_VACUUM       | sometimes | invalid JOBQ_SELF_VACUUM="sometimes": expected true or false
             JOBQ_LOG_LEVEL         | LOUD      | invalid JOBQ_LOG_LEVEL="LOUD": expected TRACE
             DATABASE_URL           | mysql://x | invalid DATABASE_URL=<hidden>: must start with
             """)

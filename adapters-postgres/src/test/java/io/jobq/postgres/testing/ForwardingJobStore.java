@@ -10,6 +10,7 @@ import io.jobq.application.port.NewJob;
 import io.jobq.application.port.NewJobBatch;
 import io.jobq.application.port.RetryResult;
 import io.jobq.application.port.TenantSettings;
+import io.jobq.application.port.VacuumHealth;
 import io.jobq.domain.fairness.TenantWeight;
 import io.jobq.domain.job.Job;
 import io.jobq.domain.job.JobId;
@@ -114,5 +115,15 @@ public class ForwardingJobStore implements JobStore {
     @Override
     public void ping() {
         delegate.ping();
+    }
+
+    @Override
+    public Optional<VacuumHealth> vacuumHealth() {
+        return delegate.vacuumHealth();
+    }
+
+    @Override
+    public boolean vacuumIfNeeded() {
+        return delegate.vacuumIfNeeded();
     }
 }

@@ -149,4 +149,27 @@ public interface JobStore {
 
     /** One round trip to the store; throws {@link StoreUnavailableException} if it cannot be reached. */
     void ping();
+
+    /**
+     * How far cleanup of dead row versions lags on jobq's tables, and what holds it back; one round trip,
+     * cheap enough for every metrics scrape.
+     *
+     * @return empty for a store that leaves no dead row versions behind (this default, and the in-memory fake)
+     */
+    default Optional<VacuumHealth> vacuumHealth() {
+        return Optional.empty();
+    }
+
+    /**
+     * The store's own cleanup, for when the database will not do it: every worker's maintenance pass calls
+     * this (about once a second); the store decides, cheaply and rate-limited, whether anything is due. The
+     * PostgreSQL store VACUUMs a jobq table whose dead rows passed its autovacuum threshold while autovacuum
+     * is off for it, one worker at a time, at most once a minute per worker by default.
+     *
+     * @return true if it cleaned up this time; false when nothing was due, another worker was at it, or
+     *     cleanup is disabled or not permitted (a store that needs no cleanup keeps this default)
+     */
+    default boolean vacuumIfNeeded() {
+        return false;
+    }
 }

@@ -62,7 +62,8 @@ import org.slf4j.spi.LoggingEventBuilder;
  *       was lost has its {@link JobContext} cancelled and its outcome discarded, never recorded.
  *   <li><b>maintenance</b> (one platform thread, if enabled): about every
  *       {@link WorkerSettings#maintenanceInterval()} (±20% jitter), {@link JobStore#reapExpiredLeases}
- *       and {@link JobStore#promoteDue}, each repeated while a full batch came back.
+ *       and {@link JobStore#promoteDue}, each repeated while a full batch came back, then
+ *       {@link JobStore#vacuumIfNeeded} (the store decides, rate-limited, whether cleanup is due).
  * </ul>
  *
  * <h2>Outcomes</h2>
@@ -752,6 +753,12 @@ public final class Worker implements AutoCloseable {
             } catch (RuntimeException e) {
                 failed = true;
                 maintenanceError("promote due jobs", e);
+            }
+            try {
+                store.vacuumIfNeeded(); // the store rate-limits itself; a no-op unless autovacuum is off
+            } catch (RuntimeException e) {
+                failed = true;
+                maintenanceError("vacuum jobq's tables", e);
             }
             if (promoted > 0) claimSignal.signal(); // our own claim loop can take them without waiting for a poll
             if (reaped > 0 || promoted > 0) {
