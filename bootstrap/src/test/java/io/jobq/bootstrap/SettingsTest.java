@@ -158,6 +158,6 @@ class SettingsTest {
             assertThat(k.flag()).startsWith("--");
             assertThat(k.description()).isNotBlank();
         }
-        assertThat(List.of(Key.values())).hasSize(17);
+        assertThat(List.of(Key.values())).hasSize(18);
     }
 }
