@@ -33,8 +33,12 @@ public interface FatalErrorPolicy {
     /**
      * Called on the thread that caught {@code error}, possibly by several threads at once. Meant not to
      * return (see {@link #HALT}); if it does, the worker goes on as it would after a non-fatal error.
+     * The heap may be full: an implementation should halt before anything that allocates can fail,
+     * or catch what it throws (as HALT does around its log line).
      *
-     * @param where the part of the worker that caught it, e.g. {@code "claim loop of worker w-1"}
+     * @param where the part of the worker that caught it, a constant such as {@code "claim loop"},
+     *     {@code "handler"} or {@code "store call"} (built without allocating); the calling thread's name
+     *     ({@code jobq-claim-<worker>}, {@code jobq-job-<job>#<attempt>}, …) says more
      * @param error a throwable for which {@link #isFatal} is true
      */
     void onFatalError(String where, Throwable error);

@@ -10,9 +10,9 @@ final class HaltingFatalErrorPolicy implements FatalErrorPolicy {
     @Override
     public void onFatalError(String where, Throwable error) {
         try {
-            log.error("fatal error in {}: this JVM can no longer be trusted to work; halting with exit code {} so"
-                    + " that its supervisor starts a new one (jobs in hand are left to their leases)",
-                    where, HALT_EXIT_CODE, error);
+            log.error("fatal error in {} (thread {}): this JVM can no longer be trusted to work; halting with exit"
+                    + " code 3 so that its supervisor starts a new one (jobs in hand are left to their leases)",
+                    where, Thread.currentThread().getName(), error);
         } catch (Throwable ignored) {
             // Logging needs memory too. Whatever it could not say, the exit code says.
         } finally {

@@ -282,10 +282,10 @@ public final class Worker implements AutoCloseable {
         long checkEvery = Math.max(1, settings.effectiveHeartbeatInterval().toMillis());
         timer.scheduleWithFixedDelay(this::flagLeasesInJeopardy, checkEvery, checkEvery, TimeUnit.MILLISECONDS);
         heartbeatThread = Thread.ofPlatform().daemon(true).name("jobq-heartbeat-" + id)
-                .start(() -> keepRunning("heartbeat", this::heartbeatLoop));
+                .start(() -> keepRunning("heartbeat loop", this::heartbeatLoop));
         if (settings.maintenanceEnabled()) {
             maintenanceThread = Thread.ofPlatform().daemon(true).name("jobq-maintenance-" + id)
-                    .start(() -> keepRunning("maintenance", this::maintenanceLoop));
+                    .start(() -> keepRunning("maintenance loop", this::maintenanceLoop));
         }
         claimThread = Thread.ofPlatform().daemon(true).name("jobq-claim-" + id).start(this::claimLoop);
         log.atInfo().addKeyValue("worker", id).addKeyValue("queues", settings.queues())
@@ -381,9 +381,8 @@ public final class Worker implements AutoCloseable {
                 claimOnce(outage);
             } catch (Throwable e) {
                 // A bug here (or an Error) must not silently stop this worker from claiming: report it, pause, go on.
-                Duration pause = outage.next();
                 unexpected("claim loop", e);
-                if (awaitQuietly(claimingStopped, pause)) break;
+                if (awaitQuietly(claimingStopped, outage.next())) break;
             }
         }
     }
@@ -404,6 +403,7 @@ public final class Worker implements AutoCloseable {
             jobs = store.claim(new ClaimRequest(settings.queues(), id, want, settings.lease()));
             outage.reset();
         } catch (Throwable e) {
+            if (FatalErrorPolicy.isFatal(e)) fatal("store call", e);
             Duration pause = outage.next();
             storeError("claim", e, pause);
             awaitQuietly(claimingStopped, pause);
@@ -459,6 +459,8 @@ public final class Worker implements AutoCloseable {
      * still run; the job is left to its lease (reaped, counting an attempt), as after a crash.
      */
     private void abortLaunch(Job job, Throwable e) {
+        boolean fatal = FatalErrorPolicy.isFatal(e);
+        if (fatal) fatal("start of a run", e);
         Run run = inHand.get(job.fencingToken());
         boolean started = run != null && run.thread != null && run.thread.getState() != Thread.State.NEW;
         if (!started) {
@@ -469,7 +471,10 @@ public final class Worker implements AutoCloseable {
             }
             slots.release();
         }
-        unexpected("start of job " + job.id() + " attempt " + job.attempts() + " (left to its lease)", e);
+        if (!fatal) {
+            jobLog(log.atError(), job).setCause(e).log("job {} attempt {} could not be started on worker {}; it is left to"
+                    + " its lease: {}", job.id(), job.attempts(), id, e.toString());
+        }
     }
 
     private ParsedPayload parse(Job job) {
@@ -512,7 +517,7 @@ public final class Worker implements AutoCloseable {
                 record(run, outcome);
             }
         } catch (Throwable t) {
-            unexpected("job " + run.job.id() + " attempt " + run.job.attempts(), t);
+            unexpected("job thread", t); // the thread's name says which job
         } finally {
             inHand.remove(run.token);
             slots.release();
@@ -533,7 +538,7 @@ public final class Worker implements AutoCloseable {
             if (result == null || result.isEmpty()) return new Outcome.Succeeded(Optional.empty());
             return new Outcome.Succeeded(Optional.of(mapper.writeValueAsString(result.get())));
         } catch (Throwable t) {
-            if (FatalErrorPolicy.isFatal(t)) fatal("handler of job " + job.id() + " attempt " + job.attempts(), t);
+            if (FatalErrorPolicy.isFatal(t)) fatal("handler", t); // the thread's name says which job
             Optional<PermanentJobFailure> permanent = findPermanent(t);
             if (permanent.isPresent()) return new Outcome.Failed(permanent.get().getMessage(), true, t);
             return new Outcome.Failed(describe(t), false, t);
@@ -602,6 +607,7 @@ public final class Worker implements AutoCloseable {
                 }
                 return Optional.of(result);
             } catch (Throwable e) {
+                if (FatalErrorPolicy.isFatal(e)) fatal("store call", e);
                 boolean last = attempt >= WRITE_ATTEMPTS || abandoning;
                 storeError(operation, e, last ? null : pause);
                 if (last) break;
@@ -669,6 +675,7 @@ public final class Worker implements AutoCloseable {
                 lost = store.heartbeat(tokens, settings.lease());
                 outage.reset();
             } catch (Throwable e) {
+                if (FatalErrorPolicy.isFatal(e)) fatal("store call", e);
                 // Retry sooner than the period (but never later), so a short outage costs no lease.
                 wait = min(every, outage.next());
                 storeError("heartbeat", e, wait);
@@ -771,7 +778,7 @@ public final class Worker implements AutoCloseable {
     }
 
     private void maintenanceError(String what, Throwable e) {
-        if (FatalErrorPolicy.isFatal(e)) fatal("maintenance (" + what + ")", e);
+        if (FatalErrorPolicy.isFatal(e)) fatal("maintenance", e);
         log.atWarn().addKeyValue("worker", id).setCause(e)
                 .log("maintenance failed to {}; retrying next period: {}", what, e.toString());
         notify(() -> listener.maintenanceError(asRuntime(what, e)));
@@ -780,8 +787,8 @@ public final class Worker implements AutoCloseable {
     // ---------------------------------------------------------------------------------------------
     // helpers
 
+    /** Logs and reports a failed store call; the caller has offered a fatal {@code e} to the policy already. */
     private void storeError(String operation, Throwable e, Duration retryIn) {
-        if (FatalErrorPolicy.isFatal(e)) fatal("store call " + operation, e);
         log.atWarn().addKeyValue("worker", id).addKeyValue("operation", operation)
                 .log("store call {} failed{}: {}", operation,
                         retryIn == null ? "; giving up" : ", retrying in " + retryIn.toMillis() + " ms", e.toString());
@@ -795,7 +802,9 @@ public final class Worker implements AutoCloseable {
 
     /**
      * Reports a throwable caught where the worker must go on: a fatal one to the {@link FatalErrorPolicy},
-     * any other to the log. Never throws.
+     * any other to the log. Never throws. Call it first thing in a catch block, with a constant
+     * {@code where}: when the heap is full, any allocation before the policy halts the JVM (building a
+     * message, a Duration) throws again and ends the thread instead.
      */
     private void unexpected(String where, Throwable e) {
         if (FatalErrorPolicy.isFatal(e)) {
@@ -810,9 +819,10 @@ public final class Worker implements AutoCloseable {
         }
     }
 
+    /** Hands a fatal {@code e} to the policy. Allocates nothing (see {@link #unexpected}). */
     private void fatal(String where, Throwable e) {
         try {
-            fatalErrors.onFatalError(where + " of worker " + id, e);
+            fatalErrors.onFatalError(where, e);
         } catch (Throwable ignored) {
             // a policy that throws is treated like one that returns
         }
@@ -830,7 +840,7 @@ public final class Worker implements AutoCloseable {
                 loop.run();
                 return;
             } catch (Throwable e) {
-                unexpected(name + " loop", e);
+                unexpected(name, e);
                 if (awaitQuietly(backgroundStopped, pause.next())) return;
             }
         }
