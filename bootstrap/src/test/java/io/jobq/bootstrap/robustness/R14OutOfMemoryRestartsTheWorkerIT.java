@@ -31,7 +31,9 @@ import org.junit.jupiter.api.io.TempDir;
  * thread (or only failed the run) and the process stayed up, healthy-looking, possibly never
  * claiming again.
  *
- * <p>Expected: the process exits with status 3 within seconds of claiming the poison job; the test,
+ * <p>Expected: the process exits with status 3 within seconds of claiming the poison job (up to ~10 s
+ * here, as the JVM thrashes in full collections before it gives up; HotSpot's own
+ * -XX:+ExitOnOutOfMemoryError could act no sooner); the test,
  * playing supervisor, starts a replacement each time; every other job ends done; the poison job is
  * claimed by one process after another, each claim counting an attempt (the halted process's lease
  * expires and is reaped), so it ends dead after its max_attempts (3), its last_error saying the
@@ -82,18 +84,24 @@ class R14OutOfMemoryRestartsTheWorkerIT {
         List<Integer> exits = new ArrayList<>();
         for (int generation = 1; !settled(jobs, poison, others); generation++) {
             String id = "r14-" + name + "-" + generation;
+            int attemptsBefore = jobs.row(poison).attempts();
             try (JobqProcess worker = options.apply(ShortSettings.workerBuilder(getClass(), db, id, id, "10s")
                     .jvmOptions("-Xmx96m")).start()) {
                 Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-                boolean exited = Await.until(left, id + " exits, or every job settles (log " + worker.logFile() + ")",
-                        () -> !worker.isAlive() ? Boolean.TRUE : settled(jobs, poison, others) ? Boolean.FALSE : null);
-                if (!exited) break;
+                Await.until(left, id + " exits, or every job settles (log " + worker.logFile() + ")",
+                        () -> !worker.isAlive() || settled(jobs, poison, others) ? Boolean.TRUE : null);
+                Row after = jobs.row(poison);
+                if (after.attempts() == attemptsBefore) {
+                    assertThat(worker.isAlive()).as(id + " exited without claiming the poison job").isTrue();
+                    break; // the last one: it ran what was left and stays up
+                }
+                // It claimed the poison job, so it must exit, if it has not yet. While the JVM thrashes towards
+                // the OOM (seconds) the 2 s lease may lapse and the dying process's own maintenance reap it,
+                // even to dead on the last attempt: the job can be settled before its claimant has exited.
+                assertThat(after.attempts()).as(id + " claimed the poison job once").isEqualTo(attemptsBefore + 1);
+                exits.add(worker.awaitExit(PROMPT_EXIT));
                 Instant exitSeen = jobs.dbNow();
-                exits.add(worker.awaitExit(Duration.ofSeconds(5)));
-                Row held = jobs.row(poison);
-                assertThat(held.state()).as(id + " died holding the poison job").isEqualTo("running");
-                assertThat(held.lockedBy()).isEqualTo(id);
-                assertThat(Duration.between(held.startedAt(), exitSeen)).as("from the claim to the exit of " + id)
+                assertThat(Duration.between(after.startedAt(), exitSeen)).as("from the claim to the exit of " + id)
                         .isLessThan(PROMPT_EXIT);
             }
         }
