@@ -2,6 +2,7 @@ package io.jobq.bootstrap;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.LoggerContext;
+import io.jobq.application.worker.FatalErrorPolicy;
 import io.jobq.bootstrap.Settings.InvalidSettingsException;
 import io.jobq.bootstrap.Settings.Key;
 import java.io.PrintWriter;
@@ -20,7 +21,9 @@ import picocli.CommandLine.Option;
  * and {@code all} (migrate, API and an in-process worker: the quick start).
  *
  * <p>Exit codes: 0 after a clean run or a graceful stop on SIGTERM/SIGINT; 2 for invalid configuration
- * or command line (one line naming the variable or flag); 1 for any other start-up failure.
+ * or command line (one line naming the variable or flag); 1 for any other start-up failure; 3
+ * ({@link FatalErrorPolicy#HALT_EXIT_CODE}) when a fatal VM error (OutOfMemoryError, InternalError,
+ * UnknownError) reached jobq in any role: the process halts at once, for its supervisor to restart it.
  */
 @Command(name = "jobq", mixinStandardHelpOptions = true, version = "jobq 0.1.0",
         description = "A multi-tenant background job queue on PostgreSQL.",
@@ -34,7 +37,18 @@ public final class Main implements Runnable {
     static final int EXIT_FAILURE = 1;
 
     public static void main(String[] args) {
-        System.exit(run(args));
+        UncaughtErrors uncaught = UncaughtErrors.install();
+        int code;
+        try {
+            code = run(args);
+        } catch (Throwable e) {
+            // picocli hands only Exceptions to the handler below; an Error escapes execute(). Exit even
+            // then: a non-daemon thread (the HTTP server's) would otherwise keep a broken process alive.
+            uncaught.uncaughtException(Thread.currentThread(), e);
+            System.err.println("jobq: " + e);
+            code = EXIT_FAILURE;
+        }
+        System.exit(code);
     }
 
     /** Runs the launcher in this JVM and returns its exit code (tests call this). */

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory;
 import io.jobq.application.port.JobQueueException;
 import io.jobq.application.port.WakeupChannel;
+import io.jobq.application.worker.FatalErrorPolicy;
 import io.jobq.application.worker.HandlerRegistry;
 import io.jobq.application.worker.Worker;
 import io.jobq.application.worker.WorkerSettings;
@@ -84,7 +85,9 @@ final class Roles {
             for (AutoCloseable c : stopOrder) {
                 try {
                     c.close();
-                } catch (Exception e) {
+                } catch (Exception | Error e) {
+                    // an Error from one part must not keep the next from stopping
+                    if (FatalErrorPolicy.isFatal(e)) FatalErrorPolicy.HALT.onFatalError("stopping", e);
                     log.warn("error while stopping: {}", e.toString());
                 }
             }
@@ -119,7 +122,8 @@ final class Roles {
         if (s.workerId().isPresent()) ws = ws.withWorkerId(s.workerId().get());
         HandlerRegistry handlers = HandlerRegistry.withBuiltIns()
                 .registerDiscovered(Thread.currentThread().getContextClassLoader());
-        Worker.Builder builder = Worker.builder(store, handlers).settings(ws);
+        // An OutOfMemoryError (or another fatal VM error) in the worker halts the process, exit status 3.
+        Worker.Builder builder = Worker.builder(store, handlers).settings(ws).fatalErrors(FatalErrorPolicy.HALT);
         Optional<WakeupChannel> channel = s.listen()
                 ? Optional.of(new PostgresWakeupChannel(url.jdbcUrl(), pool))
                 : Optional.empty();

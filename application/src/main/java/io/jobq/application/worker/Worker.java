@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.MissingNode;
 import io.jobq.application.port.ClaimRequest;
 import io.jobq.application.port.FencedWrite;
+import io.jobq.application.port.JobQueueException;
 import io.jobq.application.port.JobStore;
 import io.jobq.application.port.WakeupChannel;
 import io.jobq.domain.job.Job;
@@ -34,7 +35,6 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -93,6 +93,13 @@ import org.slf4j.spi.LoggingEventBuilder;
  * {@link WorkerSettings#outageBackoffCap()}, 5 s by default) and carry on; maintenance retries next
  * period. No store failure stops the worker.
  *
+ * <h2>Errors</h2>
+ * No throwable ends a worker thread. An {@link Error} from a handler fails that run retryably, naming
+ * the error; from a store call or a listener it is handled like an exception there. An error for
+ * which {@link FatalErrorPolicy#isFatal} holds (OutOfMemoryError, InternalError, UnknownError, also as
+ * a cause) goes to the {@link FatalErrorPolicy} first, whose default halts the JVM so that its
+ * supervisor restarts it; a policy that returns lets the worker go on as after any other error.
+ *
  * <h2>Shutdown</h2>
  * {@link #close()} stops claiming at once but keeps heartbeating the runs in hand (so a long job is
  * not reaped while it finishes), waits up to {@link WorkerSettings#gracePeriod()} for them to finish
@@ -134,6 +141,7 @@ public final class Worker implements AutoCloseable {
     private final InstantSource clock;
     private final WorkerListener listener;
     private final ObjectMapper mapper;
+    private final FatalErrorPolicy fatalErrors;
 
     private final Semaphore slots;
     private final Signal claimSignal = new Signal();
@@ -157,6 +165,7 @@ public final class Worker implements AutoCloseable {
         this.clock = b.clock;
         this.listener = b.listener;
         this.mapper = b.mapper;
+        this.fatalErrors = b.fatalErrors;
         this.slots = new Semaphore(settings.concurrency());
     }
 
@@ -177,6 +186,7 @@ public final class Worker implements AutoCloseable {
         private InstantSource clock = InstantSource.system();
         private WorkerListener listener = WorkerListener.NONE;
         private ObjectMapper mapper = defaultMapper();
+        private FatalErrorPolicy fatalErrors = FatalErrorPolicy.HALT;
 
         private Builder(JobStore store, HandlerRegistry handlers) {
             this.store = Objects.requireNonNull(store, "store");
@@ -216,6 +226,15 @@ public final class Worker implements AutoCloseable {
          */
         public Builder objectMapper(ObjectMapper value) {
             this.mapper = Objects.requireNonNull(value, "objectMapper");
+            return this;
+        }
+
+        /**
+         * What to do when a thread of the worker catches an error that leaves the JVM unusable (see
+         * {@link FatalErrorPolicy}). Default: {@link FatalErrorPolicy#HALT}, exit status 3.
+         */
+        public Builder fatalErrors(FatalErrorPolicy value) {
+            this.fatalErrors = Objects.requireNonNull(value, "fatalErrors");
             return this;
         }
 
@@ -272,20 +291,17 @@ public final class Worker implements AutoCloseable {
                 throw e;
             }
         }
-        ScheduledThreadPoolExecutor timeouts = new ScheduledThreadPoolExecutor(1,
-                Thread.ofPlatform().daemon(true).name("jobq-timeout-" + id).factory());
-        // Every run schedules its timeout (15 min by default) and cancels it when it ends: without this,
-        // each cancelled timeout would stay queued until its delay passed, millions of them at full speed.
-        timeouts.setRemoveOnCancelPolicy(true);
-        timer = timeouts;
+        timer = new WorkerTimer(Thread.ofPlatform().daemon(true).name("jobq-timeout-" + id).factory(),
+                e -> unexpected("timer task", e));
         // Lease jeopardy is also checked on this clock, not only when a heartbeat fails: a heartbeat
         // that hangs (a dropped connection waits for the socket timeout) must not hide a lapsed lease.
         long checkEvery = Math.max(1, settings.effectiveHeartbeatInterval().toMillis());
         timer.scheduleWithFixedDelay(this::flagLeasesInJeopardy, checkEvery, checkEvery, TimeUnit.MILLISECONDS);
-        heartbeatThread = Thread.ofPlatform().daemon(true).name("jobq-heartbeat-" + id).start(this::heartbeatLoop);
+        heartbeatThread = Thread.ofPlatform().daemon(true).name("jobq-heartbeat-" + id)
+                .start(() -> keepRunning("heartbeat loop", this::heartbeatLoop));
         if (settings.maintenanceEnabled()) {
             maintenanceThread = Thread.ofPlatform().daemon(true).name("jobq-maintenance-" + id)
-                    .start(this::maintenanceLoop);
+                    .start(() -> keepRunning("maintenance loop", this::maintenanceLoop));
         }
         claimThread = Thread.ofPlatform().daemon(true).name("jobq-claim-" + id).start(this::claimLoop);
         log.atInfo().addKeyValue("worker", id).addKeyValue("queues", settings.queues())
@@ -327,15 +343,16 @@ public final class Worker implements AutoCloseable {
             return;
         }
         long deadline = System.nanoTime() + settings.gracePeriod().toNanos();
-        log.atInfo().addKeyValue("worker", id).addKeyValue("inHand", inHand.size())
-                .log("worker {} stopping: no more claims; waiting up to {} for {} job(s) in hand",
-                        id, settings.gracePeriod(), inHand.size());
         claimingStopped.countDown();
-        claimSignal.signal();
-        wakeups.ifPresent(this::closeQuietly);
-
         boolean interrupted = false;
+        // Whatever is thrown while draining (even an Error from a log call), the worker still ends up
+        // closed: claiming, heartbeats, maintenance and the timer stopped, and later close() calls return.
         try {
+            log.atInfo().addKeyValue("worker", id).addKeyValue("inHand", inHand.size())
+                    .log("worker {} stopping: no more claims; waiting up to {} for {} job(s) in hand",
+                            id, settings.gracePeriod(), inHand.size());
+            claimSignal.signal();
+            wakeups.ifPresent(this::closeQuietly);
             claimThread.join(remaining(deadline));
             // All permits back means every run has finished and recorded (or discarded) its outcome.
             boolean drained = slots.tryAcquire(settings.concurrency(), remaining(deadline).toNanos(), TimeUnit.NANOSECONDS);
@@ -345,16 +362,28 @@ public final class Worker implements AutoCloseable {
             interrupted = true;
             abandoning = true;
             abandonInHand();
+        } catch (Throwable t) {
+            abandoning = true;
+            unexpected("close", t);
+            try {
+                abandonInHand(); // their leases would lapse under them once heartbeats stop
+            } catch (Throwable again) {
+                unexpected("close", again);
+            }
+        } finally {
+            backgroundStopped.countDown();
+            joinQuietly(heartbeatThread, STOP_MARGIN);
+            joinQuietly(maintenanceThread, STOP_MARGIN);
+            timer.shutdownNow();
+            lifecycle.set(Lifecycle.CLOSED);
+            try {
+                log.atInfo().addKeyValue("worker", id).log("worker {} stopped", id);
+            } catch (Throwable t) {
+                // the state above is what matters; a listener still hears of the stop
+            }
+            notify(() -> listener.stopped());
+            terminated.countDown();
         }
-
-        backgroundStopped.countDown();
-        joinQuietly(heartbeatThread, STOP_MARGIN);
-        joinQuietly(maintenanceThread, STOP_MARGIN);
-        timer.shutdownNow();
-        lifecycle.set(Lifecycle.CLOSED);
-        log.atInfo().addKeyValue("worker", id).log("worker {} stopped", id);
-        notify(() -> listener.stopped());
-        terminated.countDown();
         if (interrupted) Thread.currentThread().interrupt();
     }
 
@@ -366,12 +395,10 @@ public final class Worker implements AutoCloseable {
         while (claimingStopped.getCount() > 0 && !Thread.currentThread().isInterrupted()) {
             try {
                 claimOnce(outage);
-            } catch (RuntimeException e) {
-                // A bug here must not silently stop this worker from claiming: log it, pause, go on.
-                Duration pause = outage.next();
-                log.atError().addKeyValue("worker", id).setCause(e)
-                        .log("claim loop of worker {} failed unexpectedly; continuing in {} ms", id, pause.toMillis());
-                if (awaitQuietly(claimingStopped, pause)) break;
+            } catch (Throwable e) {
+                // A bug here (or an Error) must not silently stop this worker from claiming: report it, pause, go on.
+                unexpected("claim loop", e);
+                if (awaitQuietly(claimingStopped, outage.next())) break;
             }
         }
     }
@@ -391,7 +418,8 @@ public final class Worker implements AutoCloseable {
         try {
             jobs = store.claim(new ClaimRequest(settings.queues(), id, want, settings.lease()));
             outage.reset();
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
+            if (FatalErrorPolicy.isFatal(e)) fatal("store call", e);
             Duration pause = outage.next();
             storeError("claim", e, pause);
             awaitQuietly(claimingStopped, pause);
@@ -416,6 +444,15 @@ public final class Worker implements AutoCloseable {
             notify(() -> listener.discarded(token, DiscardReason.SHUTDOWN));
             return;
         }
+        try {
+            startRun(job, token, claimSentNanos);
+        } catch (Throwable e) {
+            abortLaunch(job, e);
+        }
+    }
+
+    /** The part of {@link #launch} after its slot is taken; {@link #abortLaunch} undoes it if it throws. */
+    private void startRun(Job job, FencingToken token, long claimSentNanos) {
         Run run = new Run(job, token, parse(job));
         run.leaseDeadlineNanos = claimSentNanos + leaseNanosAsTheStoreCountsIt();
         inHand.put(token, run);
@@ -433,6 +470,29 @@ public final class Worker implements AutoCloseable {
         run.thread.start();
     }
 
+    /**
+     * A run that could not be started gives its slot back, so the rest of the batch and later claims
+     * still run; the job is left to its lease (reaped, counting an attempt), as after a crash.
+     */
+    private void abortLaunch(Job job, Throwable e) {
+        boolean fatal = FatalErrorPolicy.isFatal(e);
+        if (fatal) fatal("start of a run", e);
+        Run run = inHand.get(job.fencingToken());
+        boolean started = run != null && run.thread != null && run.thread.getState() != Thread.State.NEW;
+        if (!started) {
+            if (run != null) {
+                inHand.remove(run.token);
+                Future<?> timeout = run.timeout;
+                if (timeout != null) timeout.cancel(false);
+            }
+            slots.release();
+        }
+        if (!fatal) {
+            jobLog(log.atError(), job).setCause(e).log("job {} attempt {} could not be started on worker {}; it is left to"
+                    + " its lease: {}", job.id(), job.attempts(), id, e.toString());
+        }
+    }
+
     private ParsedPayload parse(Job job) {
         try {
             JsonNode node = mapper.readTree(job.payload());
@@ -443,6 +503,11 @@ public final class Worker implements AutoCloseable {
         } catch (JacksonException e) {
             return new ParsedPayload(MissingNode.getInstance(),
                     "payload of job " + job.id() + " is not valid JSON: " + e.getOriginalMessage());
+        } catch (RuntimeException | Error e) {
+            if (FatalErrorPolicy.isFatal(e)) throw e; // the JVM's trouble, not this payload's: see abortLaunch
+            // Not the payload's fault for certain (a broken class path, a custom mapper's bug): retryable.
+            return new ParsedPayload(MissingNode.getInstance(),
+                    "payload of job " + job.id() + " could not be parsed: " + describe(e), false);
         }
     }
 
@@ -468,6 +533,8 @@ public final class Worker implements AutoCloseable {
             if (timeout != null) timeout.cancel(false);
             Thread.interrupted(); // a timeout's interrupt may land after the handler returned; don't let it hit the store call
             finish(run, outcome);
+        } catch (Throwable t) {
+            unexpected("job thread", t); // the thread's name says which job
         } finally {
             // A released run's slot was given back by releaseOverrun, which owns the run from then on.
             if (run.phase.get() != Phase.RELEASED) endRun(run);
@@ -492,7 +559,7 @@ public final class Worker implements AutoCloseable {
 
     private Outcome invoke(Run run) {
         Job job = run.job;
-        if (run.payload.error() != null) return new Outcome.Failed(run.payload.error(), true, null);
+        if (run.payload.error() != null) return new Outcome.Failed(run.payload.error(), run.payload.permanent(), null);
         JobHandler handler = handlers.get(job.task());
         if (handler == null) {
             return new Outcome.Failed("no handler for task '" + job.task() + "' on worker " + id
@@ -503,6 +570,7 @@ public final class Worker implements AutoCloseable {
             if (result == null || result.isEmpty()) return new Outcome.Succeeded(Optional.empty());
             return new Outcome.Succeeded(Optional.of(mapper.writeValueAsString(result.get())));
         } catch (Throwable t) {
+            if (FatalErrorPolicy.isFatal(t)) fatal("handler", t); // the thread's name says which job
             Optional<PermanentJobFailure> permanent = findPermanent(t);
             if (permanent.isPresent()) return new Outcome.Failed(permanent.get().getMessage(), true, t);
             return new Outcome.Failed(describe(t), false, t);
@@ -608,7 +676,8 @@ public final class Worker implements AutoCloseable {
                     return Optional.of(new FencedWrite.Applied(r.current().get()));
                 }
                 return Optional.of(result);
-            } catch (RuntimeException e) {
+            } catch (Throwable e) {
+                if (FatalErrorPolicy.isFatal(e)) fatal("store call", e);
                 boolean last = attempt >= WRITE_ATTEMPTS || abandoning;
                 storeError(operation, e, last ? null : pause);
                 if (last) break;
@@ -675,7 +744,8 @@ public final class Worker implements AutoCloseable {
             try {
                 lost = store.heartbeat(tokens, settings.lease());
                 outage.reset();
-            } catch (RuntimeException e) {
+            } catch (Throwable e) {
+                if (FatalErrorPolicy.isFatal(e)) fatal("store call", e);
                 // Retry sooner than the period (but never later), so a short outage costs no lease.
                 wait = min(every, outage.next());
                 storeError("heartbeat", e, wait);
@@ -731,9 +801,8 @@ public final class Worker implements AutoCloseable {
                 jobLog(log.atWarn(), run.job).log("job {} attempt {}: {}; the run goes on, and the store's fence decides"
                         + " whether its outcome counts", run.job.id(), run.job.attempts(), reason);
             }
-        } catch (RuntimeException e) {
-            // a periodic task that throws is never run again: log and keep checking
-            log.atError().addKeyValue("worker", id).setCause(e).log("lease check of worker {} failed", id);
+        } catch (Throwable e) {
+            unexpected("lease check", e); // and keep checking
         }
     }
 
@@ -744,13 +813,13 @@ public final class Worker implements AutoCloseable {
             boolean failed = false;
             try {
                 reaped = repeatWhileFull(store::reapExpiredLeases);
-            } catch (RuntimeException e) {
+            } catch (Throwable e) {
                 failed = true;
                 maintenanceError("reap expired leases", e);
             }
             try {
                 promoted = repeatWhileFull(store::promoteDue);
-            } catch (RuntimeException e) {
+            } catch (Throwable e) {
                 failed = true;
                 maintenanceError("promote due jobs", e);
             }
@@ -784,20 +853,73 @@ public final class Worker implements AutoCloseable {
         return total;
     }
 
-    private void maintenanceError(String what, RuntimeException e) {
+    private void maintenanceError(String what, Throwable e) {
+        if (FatalErrorPolicy.isFatal(e)) fatal("maintenance", e);
         log.atWarn().addKeyValue("worker", id).setCause(e)
                 .log("maintenance failed to {}; retrying next period: {}", what, e.toString());
-        notify(() -> listener.maintenanceError(e));
+        notify(() -> listener.maintenanceError(asRuntime(what, e)));
     }
 
     // ---------------------------------------------------------------------------------------------
     // helpers
 
-    private void storeError(String operation, RuntimeException e, Duration retryIn) {
+    /** Logs and reports a failed store call; the caller has offered a fatal {@code e} to the policy already. */
+    private void storeError(String operation, Throwable e, Duration retryIn) {
         log.atWarn().addKeyValue("worker", id).addKeyValue("operation", operation)
                 .log("store call {} failed{}: {}", operation,
                         retryIn == null ? "; giving up" : ", retrying in " + retryIn.toMillis() + " ms", e.toString());
-        notify(() -> listener.storeError(operation, e));
+        notify(() -> listener.storeError(operation, asRuntime(operation, e)));
+    }
+
+    /** The listener's store-error callbacks take exceptions; an Error from the store comes wrapped. */
+    private static RuntimeException asRuntime(String operation, Throwable e) {
+        return e instanceof RuntimeException r ? r : new JobQueueException(operation + " threw " + e, e);
+    }
+
+    /**
+     * Reports a throwable caught where the worker must go on: a fatal one to the {@link FatalErrorPolicy},
+     * any other to the log. Never throws. Call it first thing in a catch block, with a constant
+     * {@code where}: when the heap is full, any allocation before the policy halts the JVM (building a
+     * message, a Duration) throws again and ends the thread instead.
+     */
+    private void unexpected(String where, Throwable e) {
+        if (FatalErrorPolicy.isFatal(e)) {
+            fatal(where, e);
+            return;
+        }
+        try {
+            log.atError().addKeyValue("worker", id).setCause(e)
+                    .log("{} of worker {} failed unexpectedly; it carries on: {}", where, id, e.toString());
+        } catch (Throwable ignored) {
+            // logging failed as well; nothing else could report it
+        }
+    }
+
+    /** Hands a fatal {@code e} to the policy. Allocates nothing (see {@link #unexpected}). */
+    private void fatal(String where, Throwable e) {
+        try {
+            fatalErrors.onFatalError(where, e);
+        } catch (Throwable ignored) {
+            // a policy that throws is treated like one that returns
+        }
+    }
+
+    /**
+     * Runs a background loop (heartbeat, maintenance) until it returns, which it does once the worker
+     * stops. A throwable escaping the loop is reported and the loop entered again after a pause, so
+     * that the thread never dies with the worker still running.
+     */
+    private void keepRunning(String name, Runnable loop) {
+        Backoff pause = new Backoff(WorkerSettings.MIN_OUTAGE_BACKOFF, settings.outageBackoffCap());
+        while (true) {
+            try {
+                loop.run();
+                return;
+            } catch (Throwable e) {
+                unexpected(name, e);
+                if (awaitQuietly(backgroundStopped, pause.next())) return;
+            }
+        }
     }
 
     private static LoggingEventBuilder jobLog(LoggingEventBuilder event, Job job) {
@@ -810,16 +932,16 @@ public final class Worker implements AutoCloseable {
     private void notify(Runnable callback) {
         try {
             callback.run();
-        } catch (RuntimeException e) {
-            log.warn("worker listener threw; ignored", e);
+        } catch (Throwable e) {
+            unexpected("listener callback", e);
         }
     }
 
     private void closeQuietly(WakeupChannel channel) {
         try {
             channel.close();
-        } catch (RuntimeException e) {
-            log.warn("closing the wake-up channel failed; ignored", e);
+        } catch (Throwable e) {
+            unexpected("closing the wake-up channel", e);
         }
     }
 
@@ -917,7 +1039,12 @@ public final class Worker implements AutoCloseable {
         ABANDONED
     }
 
-    private record ParsedPayload(JsonNode node, String error) {}
+    /** @param permanent whether {@code error} (if any) is the payload's own fault, so retrying cannot help */
+    private record ParsedPayload(JsonNode node, String error, boolean permanent) {
+        ParsedPayload(JsonNode node, String error) {
+            this(node, error, true);
+        }
+    }
 
     private final class Run {
         final Job job;

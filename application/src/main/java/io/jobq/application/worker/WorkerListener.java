@@ -8,8 +8,9 @@ import java.util.Set;
 /**
  * Observes a {@link Worker}, for metrics and for tests that wait on events instead of sleeping.
  * Every method has a no-op default. Callbacks run on the worker's own threads (claim loop, job
- * threads, heartbeat, maintenance) and must return quickly; an exception thrown by a callback is
- * logged and otherwise ignored, so a faulty listener cannot stop the worker.
+ * threads, heartbeat, maintenance) and must return quickly; anything a callback throws, an Error
+ * too, is logged and otherwise ignored, so a faulty listener cannot stop the worker (a fatal error,
+ * see {@link FatalErrorPolicy}, goes to the worker's policy first).
  */
 public interface WorkerListener {
     /** A listener that ignores everything. */
@@ -44,13 +45,18 @@ public interface WorkerListener {
     /** One maintenance pass ended: jobs reaped (expired leases) and promoted (due scheduled jobs). */
     default void maintenance(int reaped, int promoted) {}
 
-    /** A maintenance pass failed; it is retried next period. */
+    /**
+     * A maintenance pass failed; it is retried next period. An {@link Error} from the store arrives
+     * wrapped in a {@link io.jobq.application.port.JobQueueException}, as in {@link #storeError}.
+     */
     default void maintenanceError(RuntimeException e) {}
 
     /**
      * A store call failed; the worker backs off (claims, heartbeats) or retries (outcome writes).
      *
      * @param operation "claim", "heartbeat", "complete" or "fail"
+     * @param e what the call threw; an {@link Error} arrives wrapped in a
+     *     {@link io.jobq.application.port.JobQueueException} whose cause it is
      */
     default void storeError(String operation, RuntimeException e) {}
 

@@ -87,7 +87,8 @@ import java.util.function.Supplier;
  * <p>{@code JobStoreContract} runs the same cases against this fake and the PostgreSQL store.
  *
  * Test hooks: {@link #setAvailable(boolean)} simulates an outage (every call throws
- * {@link StoreUnavailableException}); {@link #atomically(Supplier)} runs several steps with no
+ * {@link StoreUnavailableException}); {@link #throwOnNextCall} makes one call throw what a test
+ * chooses (an Error, say); {@link #atomically(Supplier)} runs several steps with no
  * other call in between; {@link #calls(String)} counts calls per method.
  */
 public final class InMemoryJobStore implements JobStore {
@@ -99,6 +100,7 @@ public final class InMemoryJobStore implements JobStore {
     private final Map<IdempotencyKey, Long> idempotency = new HashMap<>();
     private final AtomicBoolean available = new AtomicBoolean(true);
     private final Map<String, AtomicInteger> calls = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, Throwable> plannedFailures = new java.util.concurrent.ConcurrentHashMap<>();
     private long nextId = 1;
 
     /** A store on {@code clock} with {@link BackoffPolicy#defaults()}. */
@@ -116,6 +118,19 @@ public final class InMemoryJobStore implements JobStore {
     /** While false, every port method throws {@link StoreUnavailableException} and changes nothing. */
     public void setAvailable(boolean value) {
         available.set(value);
+    }
+
+    /**
+     * The next call of {@code method} (e.g. "claim", "heartbeat", "reapExpiredLeases") throws {@code failure}
+     * and changes nothing; the calls after it run normally. It counts in {@link #calls}.
+     *
+     * @param failure an Error or a RuntimeException
+     */
+    public void throwOnNextCall(String method, Throwable failure) {
+        if (!(failure instanceof Error || failure instanceof RuntimeException)) {
+            throw new IllegalArgumentException("a port method can only throw unchecked throwables, not " + failure);
+        }
+        plannedFailures.put(method, failure);
     }
 
     /** Runs {@code steps} holding the store's lock: no port call from another thread interleaves. */
@@ -401,6 +416,9 @@ public final class InMemoryJobStore implements JobStore {
             if (!available.get()) {
                 throw new StoreUnavailableException(method, new IOException("simulated outage: the store is down"));
             }
+            Throwable planned = plannedFailures.remove(method);
+            if (planned instanceof Error e) throw e;
+            if (planned instanceof RuntimeException e) throw e;
             return body.get();
         } finally {
             lock.unlock();

@@ -15,6 +15,7 @@ public final class ManualWakeupChannel implements WakeupChannel {
     private boolean closed;
     private long reconnects;
     private long delivered;
+    private Throwable closeFailure;
 
     @Override
     public synchronized void start(Set<QueueName> queues, Runnable onWakeup) {
@@ -75,8 +76,18 @@ public final class ManualWakeupChannel implements WakeupChannel {
         return closed;
     }
 
+    /** From now on {@link #close()} closes the channel and then throws {@code failure} (an Error or a RuntimeException). */
+    public synchronized void throwOnClose(Throwable failure) {
+        if (!(failure instanceof Error || failure instanceof RuntimeException)) {
+            throw new IllegalArgumentException("close() can only throw unchecked throwables, not " + failure);
+        }
+        closeFailure = failure;
+    }
+
     @Override
     public synchronized void close() {
         closed = true;
+        if (closeFailure instanceof Error e) throw e;
+        if (closeFailure instanceof RuntimeException e) throw e;
     }
 }

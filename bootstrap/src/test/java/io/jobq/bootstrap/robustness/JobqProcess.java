@@ -39,6 +39,8 @@ final class JobqProcess implements AutoCloseable {
         private final String name;
         private final Map<String, String> env = new LinkedHashMap<>();
         private final List<String> args = new ArrayList<>();
+        private final List<String> jvmOptions = new ArrayList<>();
+        private final List<Path> plugins = new ArrayList<>();
 
         private Builder(Class<?> testClass, String name, String databaseUrl) {
             this.testClass = testClass;
@@ -48,6 +50,22 @@ final class JobqProcess implements AutoCloseable {
 
         Builder args(String... more) {
             args.addAll(List.of(more));
+            return this;
+        }
+
+        /** Options for the JVM, e.g. {@code -Xmx96m} (an {@code -Xmx} here replaces the default 256 MB). */
+        Builder jvmOptions(String... options) {
+            jvmOptions.addAll(List.of(options));
+            return this;
+        }
+
+        /**
+         * Jars to put on the class path beside jobq.jar (handler plug-ins): the JVM then runs
+         * {@code java -cp jobq.jar:<jars> io.jobq.bootstrap.Main …}, as README's plug-in example does,
+         * instead of {@code java -jar jobq.jar …}.
+         */
+        Builder plugins(Path... jars) {
+            plugins.addAll(List.of(jars));
             return this;
         }
 
@@ -73,8 +91,16 @@ final class JobqProcess implements AutoCloseable {
                 List<String> command = new ArrayList<>(List.of(
                         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                         // start-up speed on a busy 2-core machine; behaviour is unaffected
-                        "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx256m",
-                        "-jar", jar.toString()));
+                        "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
+                if (jvmOptions.stream().noneMatch(o -> o.startsWith("-Xmx"))) command.add("-Xmx256m");
+                command.addAll(jvmOptions);
+                if (plugins.isEmpty()) {
+                    command.addAll(List.of("-jar", jar.toString()));
+                } else {
+                    List<String> classPath = new ArrayList<>(List.of(jar.toString()));
+                    plugins.forEach(p -> classPath.add(p.toString()));
+                    command.addAll(List.of("-cp", String.join(java.io.File.pathSeparator, classPath), "io.jobq.bootstrap.Main"));
+                }
                 command.addAll(args);
                 ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
                         .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()));
