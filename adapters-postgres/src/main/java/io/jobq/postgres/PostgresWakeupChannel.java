@@ -2,6 +2,7 @@ package io.jobq.postgres;
 
 import io.jobq.application.port.StoreUnavailableException;
 import io.jobq.application.port.WakeupChannel;
+import io.jobq.application.worker.FatalErrorPolicy;
 import io.jobq.domain.job.QueueName;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -41,7 +42,8 @@ import org.slf4j.LoggerFactory;
  * <p>No {@link Throwable} ends the listener thread: an exception or {@link Error} from the connection
  * is logged and followed by a reconnect after the backoff; one from {@code onWakeup} is logged and the
  * connection kept. (A VM error that leaves the process unusable is the launcher's to handle, e.g. by
- * exiting on OutOfMemoryError.)
+ * exiting on OutOfMemoryError: such an error is handed to the JVM's default uncaught-exception
+ * handler, which the launcher sets to halt.)
  */
 public final class PostgresWakeupChannel implements WakeupChannel {
     private static final Logger log = LoggerFactory.getLogger(PostgresWakeupChannel.class);
@@ -162,6 +164,7 @@ public final class PostgresWakeupChannel implements WakeupChannel {
                 safeRun(onWakeup);
                 receive(c, queues, onWakeup);
             } catch (Throwable e) {
+                if (FatalErrorPolicy.isFatal(e)) escalate(e);
                 if (!running) break;
                 long failures = failedAttempts.incrementAndGet();
                 if (!(e instanceof SQLException)) {
@@ -216,10 +219,21 @@ public final class PostgresWakeupChannel implements WakeupChannel {
         }
     }
 
+    /**
+     * Hands an error after which the JVM cannot be trusted ({@link FatalErrorPolicy#isFatal}) to the JVM's
+     * default uncaught-exception handler, which the launcher sets to halt the process (exit status 3). An
+     * embedding application without one keeps today's behaviour: the error is logged and the thread goes on.
+     */
+    private static void escalate(Throwable fatal) {
+        Thread.UncaughtExceptionHandler handler = Thread.getDefaultUncaughtExceptionHandler();
+        if (handler != null) handler.uncaughtException(Thread.currentThread(), fatal);
+    }
+
     private static void safeRun(Runnable onWakeup) {
         try {
             onWakeup.run();
         } catch (Throwable e) {
+            if (FatalErrorPolicy.isFatal(e)) escalate(e);
             // The connection is fine; the callback is not ours to fix. Keep listening.
             log.error("wake-up callback failed", e);
         }

@@ -9,7 +9,9 @@ import io.jobq.postgres.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -131,6 +133,32 @@ class PostgresWakeupChannelTest {
             c.wake(QueueName.DEFAULT);
             assertThat(woken.tryAcquire(10, TimeUnit.SECONDS)).as("woken after two Errors").isTrue();
             assertThat(c.reconnects()).as("the second connection counted, then replaced").isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aFatalErrorGoesToTheJvmsDefaultHandlerWhichTheLauncherMakesHalt() throws InterruptedException {
+        List<Throwable> escalated = new CopyOnWriteArrayList<>();
+        Thread.UncaughtExceptionHandler previous = Thread.getDefaultUncaughtExceptionHandler();
+        Thread.setDefaultUncaughtExceptionHandler((thread, e) -> escalated.add(e));
+        AtomicInteger calls = new AtomicInteger();
+        Semaphore woken = new Semaphore(0);
+        try (var c = new PostgresWakeupChannel(db.jdbcUrl(), db.dataSource())) {
+            // Constructed, not provoked: the handler only has to see it, and the test JVM keeps its heap.
+            OutOfMemoryError oom = new OutOfMemoryError("injected into the callback");
+            c.start(Set.of(QueueName.DEFAULT), () -> {
+                woken.release();
+                if (calls.incrementAndGet() == 1) throw oom;
+            });
+            assertThat(woken.tryAcquire(5, TimeUnit.SECONDS)).as("the catch-up call, which throws").isTrue();
+            await(() -> !escalated.isEmpty());
+            assertThat(escalated).containsExactly(oom);
+            // Without a halting handler (an embedding application), the listener carries on.
+            await(c::isDelivering);
+            c.wake(QueueName.DEFAULT);
+            assertThat(woken.tryAcquire(10, TimeUnit.SECONDS)).as("woken again").isTrue();
+        } finally {
+            Thread.setDefaultUncaughtExceptionHandler(previous);
         }
     }
 
