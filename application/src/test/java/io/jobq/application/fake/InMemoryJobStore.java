@@ -278,6 +278,17 @@ public final class InMemoryJobStore implements JobStore {
     }
 
     @Override
+    public List<Job> runsLeasedTo(WorkerId worker, int limit) {
+        if (limit < 1 || limit > 100_000) throw new IllegalArgumentException("limit must be 1-100000, was " + limit);
+        return tx("runsLeasedTo", () -> rows.values().stream()
+                .filter(r -> r.state == JobState.RUNNING && r.lockedBy.equals(worker))
+                .sorted(Comparator.comparing((Row r) -> r.startedAt).thenComparingLong(r -> r.id))
+                .limit(limit)
+                .map(Row::toJob)
+                .toList());
+    }
+
+    @Override
     public int reapExpiredLeases(int limit) {
         checkLimit(limit);
         return tx("reapExpiredLeases", () -> {
