@@ -25,6 +25,7 @@ import io.jobq.domain.job.JsonNumbers;
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.job.StoredText;
 import io.jobq.domain.lease.FencingToken;
+import io.jobq.domain.lease.WorkerId;
 import io.jobq.domain.retry.BackoffPolicy;
 import io.jobq.domain.tenant.TenantId;
 import java.time.Duration;
@@ -421,6 +422,26 @@ public final class PostgresJobStore implements JobStore {
             Set<FencingToken> lost = new HashSet<>(list);
             lost.removeAll(extended);
             return Set.copyOf(lost);
+        });
+    }
+
+    /** Oldest claim first; the running rows are few (at most every worker's slots), read through jobs_leases. */
+    @Override
+    public List<Job> runsLeasedTo(WorkerId worker, int limit) {
+        Objects.requireNonNull(worker, "worker");
+        if (limit < 1 || limit > 100_000) throw new IllegalArgumentException("limit must be 1-100000, was " + limit);
+        return run("runs leased to a worker", () -> {
+            List<Job> jobs = new ArrayList<>();
+            for (Record r : dsl.selectFrom(JOBS)
+                    .where(JOBS.STATE.eq(JobState.RUNNING.dbName()).and(JOBS.LOCKED_BY.eq(worker.value())))
+                    .orderBy(JOBS.STARTED_AT, JOBS.ID).limit(limit).fetch()) {
+                try {
+                    jobs.add(JobRows.toJob(r));
+                } catch (RuntimeException e) {
+                    // a row the domain refuses: left to its lease, which any maintainer reaps
+                }
+            }
+            return jobs;
         });
     }
 

@@ -17,6 +17,7 @@ import io.jobq.domain.job.JobId;
 import io.jobq.domain.job.JobState;
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.lease.FencingToken;
+import io.jobq.domain.lease.WorkerId;
 import io.jobq.domain.tenant.TenantId;
 import java.time.Duration;
 import java.util.Collection;
@@ -65,6 +66,11 @@ public class ForwardingJobStore implements JobStore {
     @Override
     public Set<FencingToken> heartbeat(Collection<FencingToken> tokens, Duration leaseFor) {
         return delegate.heartbeat(tokens, leaseFor);
+    }
+
+    @Override
+    public List<Job> runsLeasedTo(WorkerId worker, int limit) {
+        return delegate.runsLeasedTo(worker, limit);
     }
 
     @Override

@@ -6,6 +6,7 @@ import io.jobq.domain.job.JobId;
 import io.jobq.domain.job.JobState;
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.lease.FencingToken;
+import io.jobq.domain.lease.WorkerId;
 import io.jobq.domain.tenant.TenantId;
 import java.time.Duration;
 import java.util.Collection;
@@ -92,6 +93,17 @@ public interface JobStore {
      * @return the tokens whose run no longer holds its lease (reaped, re-claimed, finished); empty when all were extended
      */
     Set<FencingToken> heartbeat(Collection<FencingToken> tokens, Duration leaseFor);
+
+    /**
+     * The running jobs whose lease {@code worker} holds, any attempt, oldest claim first. A worker asks after
+     * a claim failed in a way that may have committed (its answer lost with the connection), to find the
+     * runs it was given but never started, and at start, to know which runs an earlier process with its
+     * worker id left. A row that cannot be read is left out (its lease decides its fate).
+     *
+     * @param limit at most this many, 1..100,000
+     * @return 0..limit running jobs, each carrying its lease
+     */
+    List<Job> runsLeasedTo(WorkerId worker, int limit);
 
     /**
      * Reaps up to {@code limit} running jobs whose lease has expired: scheduled with backoff, or dead

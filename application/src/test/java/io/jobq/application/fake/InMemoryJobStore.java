@@ -87,7 +87,8 @@ import java.util.function.Supplier;
  * <p>{@code JobStoreContract} runs the same cases against this fake and the PostgreSQL store.
  *
  * Test hooks: {@link #setAvailable(boolean)} simulates an outage (every call throws
- * {@link StoreUnavailableException}); {@link #throwOnNextCall} makes one call throw what a test
+ * {@link StoreUnavailableException}), {@link #setAvailable(String, boolean)} one of a single method;
+ * {@link #loseNextAnswer} lets a call commit and then throw; {@link #throwOnNextCall} makes one call throw what a test
  * chooses (an Error, say); {@link #atomically(Supplier)} runs several steps with no
  * other call in between; {@link #calls(String)} counts calls per method.
  */
@@ -101,6 +102,8 @@ public final class InMemoryJobStore implements JobStore {
     private final AtomicBoolean available = new AtomicBoolean(true);
     private final Map<String, AtomicInteger> calls = new java.util.concurrent.ConcurrentHashMap<>();
     private final Map<String, Throwable> plannedFailures = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Set<String> lostAnswers = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<String> downMethods = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private long nextId = 1;
 
     /** A store on {@code clock} with {@link BackoffPolicy#defaults()}. */
@@ -118,6 +121,20 @@ public final class InMemoryJobStore implements JobStore {
     /** While false, every port method throws {@link StoreUnavailableException} and changes nothing. */
     public void setAvailable(boolean value) {
         available.set(value);
+    }
+
+    /**
+     * The next call of {@code method} does its work and commits, then throws {@link StoreUnavailableException}
+     * as if the connection failed before the answer arrived (a claim whose rows never reach the worker).
+     */
+    public void loseNextAnswer(String method) {
+        lostAnswers.add(method);
+    }
+
+    /** While false, calls of {@code method} alone throw {@link StoreUnavailableException} and change nothing. */
+    public void setAvailable(String method, boolean value) {
+        if (value) downMethods.remove(method);
+        else downMethods.add(method);
     }
 
     /**
@@ -278,6 +295,17 @@ public final class InMemoryJobStore implements JobStore {
     }
 
     @Override
+    public List<Job> runsLeasedTo(WorkerId worker, int limit) {
+        if (limit < 1 || limit > 100_000) throw new IllegalArgumentException("limit must be 1-100000, was " + limit);
+        return tx("runsLeasedTo", () -> rows.values().stream()
+                .filter(r -> r.state == JobState.RUNNING && r.lockedBy.equals(worker))
+                .sorted(Comparator.comparing((Row r) -> r.startedAt).thenComparingLong(r -> r.id))
+                .limit(limit)
+                .map(Row::toJob)
+                .toList());
+    }
+
+    @Override
     public int reapExpiredLeases(int limit) {
         checkLimit(limit);
         return tx("reapExpiredLeases", () -> {
@@ -413,13 +441,17 @@ public final class InMemoryJobStore implements JobStore {
         lock.lock();
         try {
             calls.computeIfAbsent(method, m -> new AtomicInteger()).incrementAndGet();
-            if (!available.get()) {
+            if (!available.get() || downMethods.contains(method)) {
                 throw new StoreUnavailableException(method, new IOException("simulated outage: the store is down"));
             }
             Throwable planned = plannedFailures.remove(method);
             if (planned instanceof Error e) throw e;
             if (planned instanceof RuntimeException e) throw e;
-            return body.get();
+            T answer = body.get();
+            if (lostAnswers.remove(method)) {
+                throw new StoreUnavailableException(method, new IOException("simulated: the connection failed after the commit"));
+            }
+            return answer;
         } finally {
             lock.unlock();
         }

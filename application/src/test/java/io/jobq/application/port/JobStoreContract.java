@@ -325,6 +325,25 @@ public abstract class JobStoreContract {
             assertThat(tag(enqueue("t"))).isEqualTo(1.0);
             assertThat(tag(store().enqueue(NewJob.of(TenantId.of("t"), OTHER, TASK, "{}")).job())).isEqualTo(0.25);
         }
+
+        @Test
+        void runsLeasedToAWorkerAreItsRunningJobsOldestClaimFirst() {
+            Job first = running();
+            advanceTime(Duration.ofSeconds(1));
+            Job second = running();
+            store().enqueue(job("t"));
+            Job others = claimOne(W2);
+            Job done = running();
+            applied(store().complete(done.fencingToken(), Optional.empty()));
+
+            // by token: advanceTime may move the stored times of the rows
+            assertThat(store().runsLeasedTo(W1, 10)).extracting(Job::fencingToken)
+                    .containsExactly(first.fencingToken(), second.fencingToken());
+            assertThat(store().runsLeasedTo(W1, 1)).extracting(Job::fencingToken).containsExactly(first.fencingToken());
+            assertThat(store().runsLeasedTo(W2, 10)).extracting(Job::fencingToken).containsExactly(others.fencingToken());
+            assertThat(store().runsLeasedTo(WorkerId.of("nobody"), 10)).isEmpty();
+            assertThatThrownBy(() -> store().runsLeasedTo(W1, 0)).isInstanceOf(IllegalArgumentException.class);
+        }
     }
 
     @Nested

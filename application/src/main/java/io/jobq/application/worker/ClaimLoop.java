@@ -1,0 +1,160 @@
+package io.jobq.application.worker;
+
+import io.jobq.application.port.ClaimRequest;
+import io.jobq.application.port.JobStore;
+import io.jobq.domain.job.Job;
+import io.jobq.domain.lease.FencingToken;
+import io.jobq.domain.lease.WorkerId;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The producer: whenever execution slots are free, claims {@code min(free slots, claimBatchSize)} jobs
+ * in ONE {@link JobStore#claim} call and hands each to the {@link JobRunner}. When the queues are drained
+ * it sleeps until the first of: a wake-up from the {@link io.jobq.application.port.WakeupChannel}, a slot
+ * freeing, a maintenance pass promoting jobs, or the fallback poll ({@link WorkerSettings#pollInterval()}).
+ * A failed claim is retried after an {@link OutageBackoff}; nothing ends the loop but shutdown.
+ *
+ * <h2>A claim whose answer was lost</h2>
+ * A claim commits before its rows reach the worker. When the connection fails in between (a database
+ * restart, a network cut), the jobs are running and leased to this worker, which does not know it: left
+ * alone, their leases would lapse and each would burn an attempt it never ran. So after any failed claim,
+ * before claiming again, the loop asks the store for the runs leased to this worker
+ * ({@link JobStore#runsLeasedTo}) and adopts those it never started: each is confirmed by a heartbeat
+ * (a run already reaped or re-claimed is not started) and then run as if just claimed.
+ * Not adopted: runs in hand, runs this worker let go with their lease still its own (an outcome it could
+ * not write), and runs leased to this worker id when the loop started, which an earlier process with the
+ * same {@code --worker-id} left behind (their attempts may have run; the lease decides, as after any crash).
+ */
+final class ClaimLoop {
+    private static final Logger log = LoggerFactory.getLogger(ClaimLoop.class);
+
+    private final JobStore store;
+    private final WorkerId worker;
+    private final WorkerSettings settings;
+    private final RunsInHand runs;
+    private final JobRunner runner;
+    private final WakeSignal signal;
+    private final WorkerListener listener;
+    private final ErrorReporter errors;
+    private final StopLatch stop;
+    private final OutageBackoff outage;
+    private boolean knowsEarlierRuns;
+    private boolean claimInDoubt;
+
+    ClaimLoop(JobStore store, WorkerId worker, WorkerSettings settings, RunsInHand runs, JobRunner runner,
+            WakeSignal signal, WorkerListener listener, ErrorReporter errors, StopLatch stop) {
+        this.store = store;
+        this.worker = worker;
+        this.settings = settings;
+        this.runs = runs;
+        this.runner = runner;
+        this.signal = signal;
+        this.listener = listener;
+        this.errors = errors;
+        this.stop = stop;
+        this.outage = OutageBackoff.of(settings);
+    }
+
+    /** Claims until {@code stop} is thrown (or the thread is interrupted). */
+    void loop() {
+        while (!stop.isStopped() && !Thread.currentThread().isInterrupted()) {
+            try {
+                pass();
+            } catch (Throwable e) {
+                // A bug here (or an Error) must not silently stop this worker from claiming: report it, pause, go on.
+                errors.unexpected("claim loop", e);
+                if (stop.pause(outage.next())) break;
+            }
+        }
+    }
+
+    /** One pass: catch up on what the store knows of this worker, then claim up to the free slots, or wait for news. */
+    void pass() {
+        if (!knowsEarlierRuns && !storeCall(this::noteEarlierRuns)) return;
+        if (claimInDoubt && !storeCall(this::adoptLostClaims)) return;
+        int free = runs.freeSlots();
+        if (free == 0) {
+            signal.await(settings.pollInterval());
+            return;
+        }
+        int want = Math.min(free, settings.claimBatchSize());
+        // Taken before the request: the store's lease starts later than this, so a deadline counted from
+        // here can only be early, never late (see LeaseKeeper).
+        long sentNanos = System.nanoTime();
+        List<Job> jobs;
+        try {
+            jobs = store.claim(new ClaimRequest(settings.queues(), worker, want, settings.lease()));
+            outage.reset();
+        } catch (Throwable e) {
+            claimInDoubt = true; // it may have committed before the failure reached us
+            backOff(e);
+            return;
+        }
+        if (!jobs.isEmpty()) {
+            // Reported before the runs start, so a listener sees claimed before completed/failed.
+            errors.notify(() -> listener.claimed(List.copyOf(jobs)));
+            for (Job job : jobs) runner.start(job, sentNanos);
+        }
+        // A short batch means the queues are drained: wait for news. A full one: go again at once.
+        if (jobs.size() < want) signal.await(settings.pollInterval());
+    }
+
+    /**
+     * Runs one of the claim loop's other store calls; on failure reports it, backs off and returns false.
+     * Reported as operation "claim": to the listener and the metrics they are part of claiming.
+     */
+    private boolean storeCall(Runnable call) {
+        try {
+            call.run();
+            outage.reset();
+            return true;
+        } catch (Throwable e) {
+            backOff(e);
+            return false;
+        }
+    }
+
+    private void backOff(Throwable e) {
+        errors.fatalIfSo("store call", e);
+        Duration pause = outage.next();
+        errors.storeError("claim", e, pause);
+        stop.pause(pause);
+    }
+
+    /** At start: runs an earlier process with this worker id left leased are not ours to adopt. */
+    private void noteEarlierRuns() {
+        List<Job> earlier = store.runsLeasedTo(worker, RunsInHand.LET_GO_REMEMBERED);
+        for (Job job : earlier) runs.letGo(job.fencingToken());
+        knowsEarlierRuns = true;
+        if (!earlier.isEmpty()) {
+            log.atInfo().addKeyValue("worker", worker).log("worker {}: {} run(s) of an earlier process with this worker id"
+                    + " are still leased to it; they are left to their leases", worker, earlier.size());
+        }
+    }
+
+    /** After a failed claim: starts the runs it committed (see the class). */
+    private void adoptLostClaims() {
+        List<Job> lost = new ArrayList<>();
+        for (Job job : store.runsLeasedTo(worker, RunsInHand.LET_GO_REMEMBERED)) {
+            FencingToken token = job.fencingToken();
+            if (!runs.holds(token) && !runs.wasLetGo(token) && lost.size() < runs.freeSlots()) lost.add(job);
+        }
+        if (!lost.isEmpty()) {
+            long sentNanos = System.nanoTime();
+            Set<FencingToken> gone = store.heartbeat(lost.stream().map(Job::fencingToken).toList(), settings.lease());
+            List<Job> adopted = lost.stream().filter(j -> !gone.contains(j.fencingToken())).toList();
+            if (!adopted.isEmpty()) {
+                log.atInfo().addKeyValue("worker", worker).log("worker {}: a claim committed but its answer was lost;"
+                        + " adopting {} run(s): {}", worker, adopted.size(), adopted.stream().map(Job::fencingToken).toList());
+                errors.notify(() -> listener.claimed(adopted));
+                for (Job job : adopted) runner.start(job, sentNanos);
+            }
+        }
+        claimInDoubt = false;
+    }
+}

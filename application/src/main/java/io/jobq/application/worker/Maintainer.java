@@ -1,0 +1,116 @@
+package io.jobq.application.worker;
+
+import io.jobq.application.port.JobStore;
+import io.jobq.domain.lease.WorkerId;
+import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.IntUnaryOperator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * This worker's share of the queue's upkeep, on its own thread, about every
+ * {@link WorkerSettings#maintenanceInterval()} (±20% jitter, so many workers do not run it in lockstep):
+ * <ol>
+ *   <li>{@link JobStore#reapExpiredLeases reap} runs whose lease expired (their worker crashed or froze),
+ *       unless a lease of this worker's own may have lapsed unheard ({@link LeaseKeeper#ownLeasesCurrent}):
+ *       then it skips reaping for one period and asks for a heartbeat, so that after a database outage the
+ *       worker's heartbeat, not its own reaper, finds out whether it still holds its runs;
+ *   <li>{@link JobStore#promoteDue promote} scheduled jobs that are due, and wake the claim loop if any were;
+ *   <li>{@link JobStore#vacuumIfNeeded} (the store decides, rate-limited, whether cleanup is due).
+ * </ol>
+ * Reaping and promotion repeat while a full batch came back, at most {@value #MAX_ROUNDS} times a period.
+ * A step that fails is reported and tried again next period. Concurrent maintainers are safe: the store
+ * reaps and promotes each job once.
+ */
+final class Maintainer {
+    private static final Logger log = LoggerFactory.getLogger(Maintainer.class);
+
+    /** Most consecutive full batches one step runs before yielding to the next period. */
+    static final int MAX_ROUNDS = 100;
+
+    private final JobStore store;
+    private final WorkerId worker;
+    private final WorkerSettings settings;
+    private final LeaseKeeper leases;
+    private final WakeSignal claimSignal;
+    private final WorkerListener listener;
+    private final ErrorReporter errors;
+    private final StopLatch stop;
+
+    Maintainer(JobStore store, WorkerId worker, WorkerSettings settings, LeaseKeeper leases, WakeSignal claimSignal,
+            WorkerListener listener, ErrorReporter errors, StopLatch stop) {
+        this.store = store;
+        this.worker = worker;
+        this.settings = settings;
+        this.leases = leases;
+        this.claimSignal = claimSignal;
+        this.listener = listener;
+        this.errors = errors;
+        this.stop = stop;
+    }
+
+    /** The maintenance loop; returns once {@code stop} is thrown. */
+    void loop() {
+        while (!stop.pause(jittered(settings.maintenanceInterval()))) {
+            pass();
+        }
+    }
+
+    /** One pass: reap, promote, vacuum; reports to the listener unless a step failed. */
+    void pass() {
+        int reaped = 0;
+        int promoted = 0;
+        boolean failed = false;
+        if (leases.ownLeasesCurrent()) {
+            try {
+                reaped = repeatWhileFull(store::reapExpiredLeases);
+            } catch (Throwable e) {
+                failed = true;
+                errors.maintenanceError("reap expired leases", e);
+            }
+        } else {
+            leases.beatSoon();
+            log.atDebug().addKeyValue("worker", worker).log("maintenance: not reaping until a heartbeat confirms this"
+                    + " worker's own leases");
+        }
+        try {
+            promoted = repeatWhileFull(store::promoteDue);
+        } catch (Throwable e) {
+            failed = true;
+            errors.maintenanceError("promote due jobs", e);
+        }
+        try {
+            store.vacuumIfNeeded(); // the store rate-limits itself; a no-op unless autovacuum is off
+        } catch (Throwable e) {
+            failed = true;
+            errors.maintenanceError("vacuum jobq's tables", e);
+        }
+        if (promoted > 0) claimSignal.signal(); // our own claim loop can take them without waiting for a poll
+        if (reaped > 0 || promoted > 0) {
+            log.atDebug().addKeyValue("worker", worker).addKeyValue("reaped", reaped).addKeyValue("promoted", promoted)
+                    .log("maintenance: reaped {} expired lease(s), promoted {} due job(s)", reaped, promoted);
+        }
+        if (!failed) {
+            int r = reaped;
+            int p = promoted;
+            errors.notify(() -> listener.maintenance(r, p));
+        }
+    }
+
+    private int repeatWhileFull(IntUnaryOperator step) {
+        int limit = settings.maintenanceBatchLimit();
+        int total = 0;
+        for (int round = 0; round < MAX_ROUNDS && !stop.isStopped(); round++) {
+            int n = step.applyAsInt(limit);
+            total += n;
+            if (n < limit) break;
+        }
+        return total;
+    }
+
+    /** {@code mean} scaled by a uniform factor in [0.8, 1.2]. */
+    static Duration jittered(Duration mean) {
+        return Duration.ofNanos((long) (mean.toNanos() * ThreadLocalRandom.current().nextDouble(0.8, 1.2)));
+    }
+}

@@ -1,0 +1,159 @@
+package io.jobq.application.worker;
+
+import io.jobq.application.port.FencedWrite;
+import io.jobq.application.port.JobStore;
+import io.jobq.domain.job.Job;
+import io.jobq.domain.job.JobState;
+import io.jobq.domain.job.StoredText;
+import io.jobq.domain.lease.FencingToken;
+import io.jobq.domain.retry.FailureKind;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Records each run's outcome in the store, fenced by the run's token: {@link JobStore#complete} for a
+ * success, {@link JobStore#fail} for a failure. A write that throws is tried {@value Worker#WRITE_ATTEMPTS}
+ * times in all (pauses 200 ms, 400 ms) and then left to the lease: a job is never reported done unless the
+ * store said so. A write the store rejects (the run was reaped or re-claimed meanwhile) changes nothing and
+ * the outcome is discarded ({@link DiscardReason#WRITE_REJECTED}).
+ */
+final class OutcomeRecorder {
+    private static final Logger log = LoggerFactory.getLogger(OutcomeRecorder.class);
+
+    /** The pause before the second outcome write; it doubles before each further one. */
+    static final Duration WRITE_RETRY_PAUSE = Duration.ofMillis(200);
+
+    private final JobStore store;
+    private final WorkerListener listener;
+    private final ErrorReporter errors;
+    private final InstantSource clock;
+    private final BooleanSupplier abandoning;
+    private final RunsInHand runs;
+
+    /**
+     * @param abandoning true once shutdown has given up on runs in hand: a failing write is not retried then
+     * @param runs told of every run let go without its outcome written, whose lease may still be this worker's
+     */
+    OutcomeRecorder(JobStore store, WorkerListener listener, ErrorReporter errors, InstantSource clock,
+            BooleanSupplier abandoning, RunsInHand runs) {
+        this.runs = runs;
+        this.store = store;
+        this.listener = listener;
+        this.errors = errors;
+        this.clock = clock;
+        this.abandoning = abandoning;
+    }
+
+    /** Records {@code outcome}, unless the lease was lost meanwhile (then nobody may write for this run). */
+    void record(Run run, Outcome outcome) {
+        if (run.leaseLost) {
+            discard(run, DiscardReason.LEASE_LOST, "its lease was lost while the handler ran");
+            return;
+        }
+        switch (outcome) {
+            case Outcome.Succeeded s -> complete(run, s);
+            case Outcome.Failed f -> fail(run, f);
+        }
+    }
+
+    private void complete(Run run, Outcome.Succeeded s) {
+        FencingToken token = run.token;
+        Optional<FencedWrite> write = writeWithRetries("complete", run, () -> store.complete(token, s.resultJson()));
+        if (write.isEmpty()) return;
+        switch (write.get()) {
+            case FencedWrite.Applied applied -> {
+                long tookMs = run.elapsed(clock).toMillis();
+                JobLogFields.of(log.atDebug(), run.job).addKeyValue("tookMs", tookMs)
+                        .log("job {} done (attempt {}/{}, {} ms)", run.job.id(), run.job.attempts(), run.job.maxAttempts(), tookMs);
+                errors.notify(() -> listener.completed(applied.job()));
+            }
+            case FencedWrite.Rejected rejected -> discard(run, DiscardReason.WRITE_REJECTED,
+                    "the store refused its completion: " + describeCurrent(rejected));
+        }
+    }
+
+    private void fail(Run run, Outcome.Failed f) {
+        FencingToken token = run.token;
+        String error = StoredText.sanitize(f.error(), JobStore.MAX_ERROR_BYTES);
+        boolean permanent = f.kind() == FailureKind.PERMANENT;
+        Optional<FencedWrite> write = writeWithRetries("fail", run, () -> store.fail(token, error, permanent));
+        if (write.isEmpty()) return;
+        switch (write.get()) {
+            case FencedWrite.Applied applied -> {
+                logFailure(run.job, applied.job(), error, f);
+                errors.notify(() -> listener.failed(run.job, error, applied.job()));
+            }
+            case FencedWrite.Rejected rejected -> discard(run, DiscardReason.WRITE_REJECTED,
+                    "the store refused its failure (" + error + "): " + describeCurrent(rejected));
+        }
+    }
+
+    /**
+     * Tries {@code write} up to {@link Worker#WRITE_ATTEMPTS} times. A complete whose commit succeeded but
+     * whose answer was lost is retried and then rejected; a rejection on a retry that shows the job done at
+     * this very attempt is therefore counted as applied (only this run can complete that attempt).
+     *
+     * @return the store's answer, or empty when every try threw (the run is then discarded)
+     */
+    private Optional<FencedWrite> writeWithRetries(String operation, Run run, Supplier<FencedWrite> write) {
+        Duration pause = WRITE_RETRY_PAUSE;
+        for (int attempt = 1; ; attempt++) {
+            try {
+                FencedWrite result = write.get();
+                if (attempt > 1 && operation.equals("complete") && result instanceof FencedWrite.Rejected r
+                        && r.current().filter(j -> j.state() == JobState.DONE && j.attempts() == run.token.attempt()).isPresent()) {
+                    return Optional.of(new FencedWrite.Applied(r.current().get()));
+                }
+                return Optional.of(result);
+            } catch (Throwable e) {
+                errors.fatalIfSo("store call", e);
+                boolean last = attempt >= Worker.WRITE_ATTEMPTS || abandoning.getAsBoolean();
+                errors.storeError(operation, e, last ? null : pause);
+                if (last) break;
+                try {
+                    Thread.sleep(pause);
+                } catch (InterruptedException ie) {
+                    break;
+                }
+                pause = pause.multipliedBy(2);
+            }
+        }
+        runs.letGo(run.token); // before the run ends: the claim loop must never take it for a lost claim
+        discard(run, DiscardReason.WRITE_FAILED, "its " + operation + " kept failing; it is left to its lease");
+        return Optional.empty();
+    }
+
+    private static void logFailure(Job claimed, Job recorded, String error, Outcome.Failed f) {
+        boolean permanent = f.kind() == FailureKind.PERMANENT;
+        // Stack traces only for unexpected exceptions; a PermanentJobFailure's message says it all.
+        Throwable stack = permanent ? null : f.cause();
+        if (recorded.state() == JobState.DEAD) {
+            JobLogFields.of(log.atWarn(), claimed).addKeyValue("permanent", permanent).setCause(stack)
+                    .log("job {} is dead after attempt {}/{} ({}): {}", claimed.id(), claimed.attempts(),
+                            claimed.maxAttempts(), permanent ? "permanent failure" : "out of attempts", error);
+        } else {
+            JobLogFields.of(log.atInfo(), claimed).addKeyValue("retryAt", recorded.runAt()).setCause(stack)
+                    .log("job {} failed on attempt {}/{}, retry at {}: {}", claimed.id(), claimed.attempts(),
+                            claimed.maxAttempts(), recorded.runAt(), error);
+        }
+    }
+
+    /** Drops the run's outcome: nothing is written for it; its lease decides what happens to the job. */
+    void discard(Run run, DiscardReason reason, String why) {
+        JobLogFields.of(log.atWarn(), run.job).addKeyValue("reason", reason)
+                .log("job {} attempt {}: outcome discarded, {}", run.job.id(), run.job.attempts(), why);
+        errors.notify(() -> listener.discarded(run.token, reason));
+    }
+
+    private static String describeCurrent(FencedWrite.Rejected rejected) {
+        return rejected.current()
+                .map(j -> "the job is now " + j.state().dbName() + " at attempt " + j.attempts()
+                        + j.lockedBy().map(w -> " held by " + w).orElse(""))
+                .orElse("the job no longer exists");
+    }
+}

@@ -1,0 +1,150 @@
+package io.jobq.application.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.jobq.application.fake.Await;
+import io.jobq.application.port.ClaimRequest;
+import io.jobq.domain.job.Job;
+import io.jobq.domain.job.QueueName;
+import io.jobq.domain.job.JobId;
+import io.jobq.domain.job.JobState;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.IntSupplier;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link ClaimLoop}: when it claims (wake-ups, the fallback poll, freed slots), how much (never more than the
+ * free slots), how it rides out a store outage, and how it adopts a claim whose answer was lost.
+ */
+class ClaimLoopTest extends WorkerFixture {
+    @Test
+    void aWakeupStartsAnIdleWorkersClaimLongBeforeTheFallbackPoll() {
+        start(FAST);
+        Await.until(SOON, "the first (empty) claim", () -> store.calls("claim") >= 1);
+        JobId id = enqueue("noop", "{}");
+
+        long woken = System.nanoTime();
+        wakeups.wakeAll();
+        awaitState(id, JobState.DONE);
+
+        // The poll is 60 s; 10 s leaves a loaded machine room and still only a wake-up can make it.
+        assertThat(Duration.ofNanos(System.nanoTime() - woken)).isLessThan(SOON);
+    }
+
+    @Test
+    void withoutAWakeupAnIdleWorkerWaitsForTheFallbackPoll() {
+        // The control for the test above: the job is only picked up because of the wake-up.
+        start(FAST);
+        Await.until(SOON, "the first (empty) claim", () -> store.calls("claim") >= 1);
+        JobId id = enqueue("noop", "{}");
+
+        assertThat(Await.holdsWithin(Duration.ofMillis(1500), () -> store.require(id).state() != JobState.QUEUED))
+                .as("claimed without a wake-up despite a 60 s poll").isFalse();
+    }
+
+    @Test
+    void inPollingOnlyModeTheFallbackPollFindsWork() {
+        Worker worker = Worker.builder(store, handlers).settings(FAST.withListen(false)
+                .withPollInterval(Duration.ofMillis(100))).clock(clock).listener(events).build();
+        workers.add(worker);
+        worker.start();
+        Await.until(SOON, "the first (empty) claim", () -> store.calls("claim") >= 1);
+        JobId id = enqueue("noop", "{}");
+
+        awaitState(id, JobState.DONE);
+        assertThat(wakeups.isStarted()).isFalse();
+    }
+
+    @Test
+    void eachClaimAsksForAtMostTheFreeSlots() {
+        for (int i = 0; i < 10; i++) enqueue("block", "{}");
+        start(FAST.withConcurrency(4).withClaimBatchSize(10));
+        Await.until(SOON, "4 jobs running", () -> blocking.invocations.get() == 4);
+
+        // Slots are full: however often it is woken, the worker claims no more.
+        wakeups.wakeAll();
+        assertThat(Await.holdsWithin(Duration.ofMillis(300), () -> events.claimedJobs() > 4)).isFalse();
+        assertThat(events.claims).hasSize(1).first().satisfies(c -> assertThat(c).hasSize(4));
+
+        blocking.release.countDown();
+        Await.until(SOON, "all 10 done", () -> events.completed.size() == 10);
+    }
+
+    @Test
+    void aBatchSmallerThanTheFreeSlotsIsTakenInSeveralClaims() {
+        for (int i = 0; i < 8; i++) enqueue("block", "{}");
+        start(FAST.withConcurrency(8).withClaimBatchSize(3));
+        Await.until(SOON, "8 jobs running", () -> blocking.invocations.get() == 8);
+
+        assertThat(events.claims).extracting(List::size).containsExactly(3, 3, 2);
+    }
+
+    @Test
+    void aWorkerSurvivesAnOutageAndFinishesJobsAfterwards() {
+        JobId id = enqueue("noop", "{}");
+        store.setAvailable(false);
+        Worker worker = start(FAST.withOutageBackoffCap(Duration.ofMillis(400)));
+
+        Await.until(SOON, "three failed claims", () -> events.storeErrors("claim") >= 3);
+        Await.until(SOON, "a failed maintenance pass", () -> events.maintenanceErrors.get() >= 1);
+        store.setAvailable(true);
+
+        awaitState(id, JobState.DONE);
+        int runs = events.maintenanceRuns.get();
+        Await.until(SOON, "maintenance running again", () -> events.maintenanceRuns.get() > runs);
+        // The run leaves the worker's hands just after its completion is written: poll, do not read once.
+        Await.until(SOON, "no run left in hand", () -> worker.inHandCount() == 0);
+    }
+
+    @Test
+    void aClaimOutageBacksOffInsteadOfSpinning() {
+        store.setAvailable(false);
+        start(FAST.withOutageBackoffCap(Duration.ofMillis(800)));
+        // The claim loop's calls: its claims, and first the look-up of runs leased to it (ClaimLoop), which
+        // backs off the same way. Counted from the first try, so a claim thread that starts late does not
+        // shorten the window.
+        IntSupplier claimLoopCalls = () -> store.calls("claim") + store.calls("runsLeasedTo");
+        Await.until(SOON, "the first failed call of the claim loop", () -> claimLoopCalls.getAsInt() >= 1);
+        int first = claimLoopCalls.getAsInt();
+
+        Await.holdsWithin(Duration.ofSeconds(1), () -> false);
+        // 100, 200, 400, 800 ms pauses (each jittered down to half at most): at most ~8 tries in 1 s.
+        assertThat(claimLoopCalls.getAsInt() - first + 1).isBetween(2, 10);
+    }
+
+    /**
+     * The claim commits but its answer is lost (the connection fails after the commit). Without adoption the
+     * job would sit running, leased to this worker, until its lease lapsed and a reaper burned an attempt it
+     * never ran; with the 60 s poll and a store clock that does not move, it would never finish here.
+     */
+    @Test
+    void aClaimWhoseAnswerWasLostIsAdoptedAndRunOnItsOwnAttempt() {
+        JobId id = enqueue("noop", "{}");
+        store.loseNextAnswer("claim");
+        start(FAST);
+
+        Job done = awaitState(id, JobState.DONE);
+        assertThat(done.attempts()).isEqualTo(1);
+        assertThat(events.storeErrors("claim")).isEqualTo(1);
+    }
+
+    /**
+     * An earlier process with the same worker id claimed a job and died. Its run may have done its work, so
+     * a new process must not run that attempt again: it is left to its lease, even when the new process
+     * adopts a lost claim of its own.
+     */
+    @Test
+    void runsAnEarlierProcessWithTheSameWorkerIdLeftAreNotAdopted() {
+        JobId earlier = enqueue("noop", "{}");
+        assertThat(store.claim(new ClaimRequest(List.of(QueueName.DEFAULT), WORKER, 1, Duration.ofSeconds(30)))).hasSize(1);
+        JobId lost = enqueue("noop", "{}");
+        store.loseNextAnswer("claim");
+        start(FAST.withMaintenanceEnabled(false));
+
+        awaitState(lost, JobState.DONE);
+        Job left = store.require(earlier);
+        assertThat(left.state()).isEqualTo(JobState.RUNNING);
+        assertThat(left.attempts()).isEqualTo(1);
+    }
+}

@@ -1,0 +1,58 @@
+package io.jobq.application.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.jobq.application.fake.Await;
+import io.jobq.application.port.NewJob;
+import io.jobq.domain.job.Job;
+import io.jobq.domain.job.JobId;
+import io.jobq.domain.job.JobState;
+import io.jobq.domain.job.QueueName;
+import io.jobq.domain.job.TaskName;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** {@link Maintainer}: reaps others' expired leases but not its own worker's unheard ones, promotes, survives a failing step. */
+class MaintainerTest extends WorkerFixture {
+
+    /**
+     * Heartbeats fail for longer than the lease, and the store's clock passes the lease's expiry. The worker
+     * still holds the run: its own maintainer must not reap it (that would burn an attempt of a run that is
+     * alive), and once heartbeats get through again the lease is extended and the run ends done on its first
+     * attempt. With the guard removed, the maintainer reaps the run within one period and the test fails.
+     */
+    @Test
+    void aWorkerDoesNotReapItsOwnRunWhileItsHeartbeatsAreFailingAndKeepsItOnceTheyResume() {
+        Duration lease = Duration.ofMillis(300);
+        JobId id = enqueue("block", "{}");
+        start(FAST.withLease(lease).withHeartbeatInterval(Duration.ofMillis(50)));
+        Await.until(SOON, "the job running", () -> blocking.invocations.get() == 1);
+
+        store.setAvailable("heartbeat", false);
+        // Real time passes the lease, so the worker knows its lease may have lapsed; then the store's does.
+        Await.holdsWithin(lease.multipliedBy(2), () -> false);
+        clock.advance(Duration.ofSeconds(1));
+        Await.holdsWithin(Duration.ofMillis(500), () -> false); // about ten maintenance periods
+
+        Job held = store.require(id);
+        assertThat(held.state()).as("reaped by its own worker: %s", held).isEqualTo(JobState.RUNNING);
+        assertThat(held.attempts()).isEqualTo(1);
+
+        store.setAvailable("heartbeat", true);
+        Await.until(SOON, "a heartbeat through", () -> store.require(id).lease().orElseThrow().expiry()
+                .isAfter(clock.instant()));
+        blocking.release.countDown();
+        assertThat(awaitState(id, JobState.DONE).attempts()).isEqualTo(1);
+    }
+
+    @Test
+    void aReapThatFailsIsReportedAndPromotionStillRuns() {
+        store.setAvailable("reapExpiredLeases", false);
+        JobId delayed = enqueue(NewJob.of(TENANT, QueueName.DEFAULT, TaskName.of("noop"), "{}").withDelay(Duration.ofSeconds(5)));
+        start(FAST);
+        clock.advance(Duration.ofSeconds(6));
+
+        awaitState(delayed, JobState.DONE);
+        assertThat(events.maintenanceErrors.get()).isPositive();
+    }
+}

@@ -1,0 +1,80 @@
+package io.jobq.application.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.jobq.application.fake.Await;
+import io.jobq.domain.job.Job;
+import io.jobq.domain.job.JobId;
+import io.jobq.domain.job.JobState;
+import io.jobq.domain.job.QueueName;
+import io.jobq.domain.lease.WorkerId;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** {@link OutcomeRecorder}: outcomes are written fenced, retried when the store fails, discarded when refused. */
+class OutcomeRecorderTest extends WorkerFixture {
+    @Test
+    void aCompletionRejectedBecauseTheJobMovedOnIsDiscardedNotReportedDone() {
+        // The stale-worker case (R02): reaped and re-claimed by another worker before the handler
+        // returns, and no heartbeat ran in between to notice.
+        JobId id = enqueue("block", "{}");
+        start(FAST.withMaintenanceEnabled(false).withHeartbeatInterval(Duration.ofSeconds(29)));
+        Await.until(SOON, "the job running", () -> blocking.invocations.get() == 1);
+        store.atomically(() -> {
+            clock.advance(Duration.ofSeconds(31));
+            store.reapExpiredLeases(10);
+            clock.advance(Duration.ofSeconds(1));
+            store.promoteDue(10);
+            return store.claim(new io.jobq.application.port.ClaimRequest(
+                    List.of(QueueName.DEFAULT), WorkerId.of("w-other"), 1, Duration.ofSeconds(30)));
+        });
+
+        blocking.release.countDown();
+        Await.until(SOON, "the discard", () -> !events.discards.isEmpty());
+
+        assertThat(events.discards).extracting(RecordingListener.Discard::reason)
+                .containsExactly(DiscardReason.WRITE_REJECTED);
+        Job job = store.require(id);
+        assertThat(job.state()).isEqualTo(JobState.RUNNING);
+        assertThat(job.lockedBy()).hasValue(WorkerId.of("w-other"));
+        assertThat(job.attempts()).isEqualTo(2);
+        assertThat(events.completed).isEmpty();
+    }
+
+    @Test
+    void aCompletionThatFailsOnceIsRetriedAndRecorded() {
+        handlers.register("flaky_store", ctx -> {
+            store.setAvailable(false); // the store goes down just as the handler finishes
+            return Optional.empty();
+        });
+        events.onStoreError = e -> {
+            if (e.operation().equals("complete")) store.setAvailable(true);
+        };
+        JobId id = enqueue("flaky_store", "{}");
+        start(FAST);
+
+        awaitState(id, JobState.DONE);
+        assertThat(events.storeErrors("complete")).isEqualTo(1);
+    }
+
+    @Test
+    void aCompletionThatKeepsFailingIsLeftToTheLeaseNeverReportedDone() {
+        handlers.register("doomed", ctx -> {
+            store.setAvailable(false);
+            return Optional.empty();
+        });
+        JobId id = enqueue("doomed", "{}");
+        start(FAST.withMaintenanceEnabled(false));
+
+        Await.until(SOON, "the discard", () -> !events.discards.isEmpty());
+        store.setAvailable(true);
+
+        assertThat(events.storeErrors("complete")).isEqualTo(Worker.WRITE_ATTEMPTS);
+        assertThat(events.discards).extracting(RecordingListener.Discard::reason)
+                .containsExactly(DiscardReason.WRITE_FAILED);
+        assertThat(events.completed).isEmpty();
+        assertThat(store.require(id).state()).isEqualTo(JobState.RUNNING);
+    }
+}
