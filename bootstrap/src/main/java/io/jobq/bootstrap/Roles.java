@@ -108,22 +108,22 @@ final class Roles {
 
     private static Worker startWorker(Settings s, PostgresJobStore store, HikariDataSource pool, DatabaseUrl url,
             MeterRegistry registry) {
-        WorkerSettings ws = WorkerSettings.DEFAULTS
-                .withQueues(s.queues())
-                .withConcurrency(s.concurrency())
-                .withClaimBatchSize(s.claimBatch())
-                .withLease(s.lease())
-                .withPollInterval(s.pollInterval())
-                .withListen(s.listen())
-                .withMaintenanceInterval(s.maintenanceInterval())
-                .withGracePeriod(s.gracePeriod());
-        ws = s.taskTimeouts().applyTo(ws);
-        if (s.heartbeat().isPresent()) ws = ws.withHeartbeatInterval(s.heartbeat().get());
-        if (s.workerId().isPresent()) ws = ws.withWorkerId(s.workerId().get());
+        WorkerSettings.Builder ws = WorkerSettings.builder()
+                .queues(s.queues())
+                .concurrency(s.concurrency())
+                .claimBatchSize(s.claimBatch())
+                .lease(s.lease())
+                .heartbeatInterval(s.heartbeat())
+                .pollInterval(s.pollInterval())
+                .listen(s.listen())
+                .maintenanceInterval(s.maintenanceInterval())
+                .gracePeriod(s.gracePeriod())
+                .workerId(s.workerId());
+        s.taskTimeouts().applyTo(ws);
         HandlerRegistry handlers = HandlerRegistry.withBuiltIns()
                 .registerDiscovered(Thread.currentThread().getContextClassLoader());
         // An OutOfMemoryError (or another fatal VM error) in the worker halts the process, exit status 3.
-        Worker.Builder builder = Worker.builder(store, handlers).settings(ws).fatalErrors(FatalErrorPolicy.HALT);
+        Worker.Builder builder = Worker.builder(store, handlers).settings(ws.build()).fatalErrors(FatalErrorPolicy.HALT);
         Optional<WakeupChannel> channel = s.listen()
                 ? Optional.of(new PostgresWakeupChannel(url.jdbcUrl(), pool))
                 : Optional.empty();

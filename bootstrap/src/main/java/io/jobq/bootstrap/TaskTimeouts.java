@@ -87,9 +87,9 @@ record TaskTimeouts(Map<TaskName, Duration> perTask, Optional<Duration> fallback
         return new IllegalArgumentException("entry \"" + entry + "\": " + why);
     }
 
-    /** {@code settings} with these timeouts: the listed tasks' and the default. */
-    WorkerSettings applyTo(WorkerSettings settings) {
-        return settings.withTaskTimeouts(perTask).withDefaultTaskTimeout(fallback);
+    /** Gives {@code settings} these timeouts: the listed tasks' and the default. */
+    WorkerSettings.Builder applyTo(WorkerSettings.Builder settings) {
+        return settings.taskTimeouts(perTask).defaultTaskTimeout(fallback);
     }
 
     /** The text form, for the start-up log: {@code sleep=5s,default=15m}. */

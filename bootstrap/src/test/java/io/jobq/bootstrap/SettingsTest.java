@@ -64,10 +64,10 @@ class SettingsTest {
     @Test
     void taskTimeoutsReachTheWorkerSettings() {
         TaskTimeouts t = Settings.resolve(Map.of("JOBQ_TASK_TIMEOUT", "sleep=5s,default=1m"), Map.of()).taskTimeouts();
-        WorkerSettings ws = t.applyTo(WorkerSettings.DEFAULTS);
+        WorkerSettings ws = t.applyTo(WorkerSettings.builder()).build();
         assertThat(ws.timeoutFor(TaskName.of("sleep"))).hasValue(Duration.ofSeconds(5));
         assertThat(ws.timeoutFor(TaskName.of("noop"))).hasValue(Duration.ofMinutes(1));
-        assertThat(TaskTimeouts.parse("default=none").applyTo(WorkerSettings.DEFAULTS).timeoutFor(TaskName.of("noop")))
+        assertThat(TaskTimeouts.parse("default=none").applyTo(WorkerSettings.builder()).build().timeoutFor(TaskName.of("noop")))
                 .isEmpty();
     }
 

@@ -54,12 +54,13 @@ class WorkerTest {
      * Short worker-side timings; the fallback poll is a long 60 s so that only wake-ups, freed slots
      * and promotions start a claim, and a broken wake-up path shows as a timeout.
      */
-    static final WorkerSettings FAST = WorkerSettings.DEFAULTS
-            .withWorkerId(WORKER)
-            .withPollInterval(Duration.ofSeconds(60))
-            .withHeartbeatInterval(Duration.ofMillis(50))
-            .withMaintenanceInterval(Duration.ofMillis(50))
-            .withGracePeriod(Duration.ofSeconds(5));
+    static final WorkerSettings FAST = WorkerSettings.builder()
+            .workerId(WORKER)
+            .pollInterval(Duration.ofSeconds(60))
+            .heartbeatInterval(Duration.ofMillis(50))
+            .maintenanceInterval(Duration.ofMillis(50))
+            .gracePeriod(Duration.ofSeconds(5))
+            .build();
 
     ManualClock clock;
     InMemoryJobStore store;
@@ -191,8 +192,8 @@ class WorkerTest {
 
         @Test
         void inPollingOnlyModeTheFallbackPollFindsWork() {
-            Worker worker = Worker.builder(store, handlers).settings(FAST.withListen(false)
-                    .withPollInterval(Duration.ofMillis(100))).clock(clock).listener(events).build();
+            Worker worker = Worker.builder(store, handlers).settings(FAST.toBuilder().listen(false)
+                    .pollInterval(Duration.ofMillis(100)).build()).clock(clock).listener(events).build();
             workers.add(worker);
             worker.start();
             Await.until(SOON, "the first (empty) claim", () -> store.calls("claim") >= 1);
@@ -205,7 +206,7 @@ class WorkerTest {
         @Test
         void eachClaimAsksForAtMostTheFreeSlots() {
             for (int i = 0; i < 10; i++) enqueue("block", "{}");
-            start(FAST.withConcurrency(4).withClaimBatchSize(10));
+            start(FAST.toBuilder().concurrency(4).claimBatchSize(10).build());
             Await.until(SOON, "4 jobs running", () -> blocking.invocations.get() == 4);
 
             // Slots are full: however often it is woken, the worker claims no more.
@@ -220,7 +221,7 @@ class WorkerTest {
         @Test
         void aBatchSmallerThanTheFreeSlotsIsTakenInSeveralClaims() {
             for (int i = 0; i < 8; i++) enqueue("block", "{}");
-            start(FAST.withConcurrency(8).withClaimBatchSize(3));
+            start(FAST.toBuilder().concurrency(8).claimBatchSize(3).build());
             Await.until(SOON, "8 jobs running", () -> blocking.invocations.get() == 8);
 
             assertThat(events.claims).extracting(List::size).containsExactly(3, 3, 2);
@@ -355,7 +356,7 @@ class WorkerTest {
         void aTaskTimeoutInterruptsTheHandlerAndFailsTheJobRetryably() {
             JobId id = enqueue("sleep", "{\"ms\": 20000}");
             long started = System.nanoTime();
-            start(FAST.withTaskTimeout(TaskName.of("sleep"), Duration.ofMillis(200)));
+            start(FAST.toBuilder().taskTimeout(TaskName.of("sleep"), Duration.ofMillis(200)).build());
 
             Job failed = awaitState(id, JobState.SCHEDULED);
             assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
@@ -366,7 +367,7 @@ class WorkerTest {
         @Test
         void aTimeoutOnlyAppliesToItsOwnTask() {
             JobId id = enqueue("sleep", "{\"ms\": 300}");
-            start(FAST.withTaskTimeout(TaskName.of("block"), Duration.ofMillis(100)));
+            start(FAST.toBuilder().taskTimeout(TaskName.of("block"), Duration.ofMillis(100)).build());
 
             assertThat(awaitState(id, JobState.DONE).lastError()).isEmpty();
         }
@@ -374,7 +375,7 @@ class WorkerTest {
         @Test
         void theDefaultTimeoutAppliesToTasksWithoutTheirOwn() {
             JobId id = enqueue("sleep", "{\"ms\": 20000}");
-            start(FAST.withDefaultTaskTimeout(Optional.of(Duration.ofMillis(200))));
+            start(FAST.toBuilder().defaultTaskTimeout(Optional.of(Duration.ofMillis(200))).build());
 
             Job failed = awaitState(id, JobState.SCHEDULED);
             assertThat(failed.attempts()).isEqualTo(1);
@@ -384,8 +385,8 @@ class WorkerTest {
         @Test
         void aTasksOwnTimeoutOverridesTheDefault() {
             JobId id = enqueue("sleep", "{\"ms\": 300}");
-            start(FAST.withDefaultTaskTimeout(Optional.of(Duration.ofMillis(100)))
-                    .withTaskTimeout(TaskName.of("sleep"), Duration.ofSeconds(20)));
+            start(FAST.toBuilder().defaultTaskTimeout(Optional.of(Duration.ofMillis(100)))
+                    .taskTimeout(TaskName.of("sleep"), Duration.ofSeconds(20)).build());
 
             assertThat(awaitState(id, JobState.DONE).lastError()).isEmpty();
         }
@@ -394,8 +395,8 @@ class WorkerTest {
     /** A handler that ignores its timeout's interrupt must not hold its slot, or its lease, forever. */
     @Nested
     class HungHandlers {
-        static final WorkerSettings ONE_SLOT = FAST.withConcurrency(1)
-                .withTaskTimeout(TaskName.of("stubborn"), Duration.ofMillis(200));
+        static final WorkerSettings ONE_SLOT = FAST.toBuilder().concurrency(1)
+                .taskTimeout(TaskName.of("stubborn"), Duration.ofMillis(200)).build();
 
         @Test
         void itsRunIsFailedRetryablyAndItsSlotFreedWhileItStillRunsSoTheNextJobsRun() {
@@ -461,7 +462,7 @@ class WorkerTest {
         @CsvSource({"50, false", "29000, true"})
         void heartbeatsKeepARunningJobsLeaseAlive(long heartbeatMs, boolean expectReaped) {
             JobId id = enqueue("block", "{}");
-            start(FAST.withMaintenanceEnabled(false).withHeartbeatInterval(Duration.ofMillis(heartbeatMs)));
+            start(FAST.toBuilder().maintenanceEnabled(false).heartbeatInterval(Duration.ofMillis(heartbeatMs)).build());
             Await.until(SOON, "the job running", () -> blocking.invocations.get() == 1);
 
             clock.advance(Duration.ofSeconds(20));
@@ -491,7 +492,7 @@ class WorkerTest {
         void aLostLeaseCancelsTheContextAndDiscardsTheOutcome() {
             blocking.stopWhenCancelled = true;
             JobId id = enqueue("block", "{}");
-            start(FAST.withMaintenanceEnabled(false));
+            start(FAST.toBuilder().maintenanceEnabled(false).build());
             Await.until(SOON, "the job running", () -> blocking.invocations.get() == 1);
 
             // Expire and reap in one step, so no heartbeat can slip in between and rescue the lease.
@@ -523,7 +524,7 @@ class WorkerTest {
         @Test
         void aStoreOutageLongerThanTheLeaseFlagsTheLeaseAsInJeopardy() {
             JobId id = enqueue("block", "{}");
-            start(FAST.withMaintenanceEnabled(false).withLease(Duration.ofSeconds(1)).withHeartbeatInterval(Duration.ofMillis(100)));
+            start(FAST.toBuilder().maintenanceEnabled(false).lease(Duration.ofSeconds(1)).heartbeatInterval(Duration.ofMillis(100)).build());
             Await.until(SOON, "the job running", () -> blocking.invocations.get() == 1);
             Await.until(SOON, "a heartbeat applied", () -> !events.heartbeats.isEmpty());
 
@@ -548,7 +549,7 @@ class WorkerTest {
         @Test
         void aHeartbeatThatHangsLongerThanTheLeaseFlagsTheLeaseToo() throws InterruptedException {
             JobId id = enqueue("block", "{}");
-            start(FAST.withMaintenanceEnabled(false).withLease(Duration.ofSeconds(1)).withHeartbeatInterval(Duration.ofMillis(100)));
+            start(FAST.toBuilder().maintenanceEnabled(false).lease(Duration.ofSeconds(1)).heartbeatInterval(Duration.ofMillis(100)).build());
             Await.until(SOON, "the job running", () -> blocking.invocations.get() == 1);
             Await.until(SOON, "a heartbeat applied", () -> !events.heartbeats.isEmpty());
             JobContext ctx = blocking.contexts.getFirst();
@@ -569,7 +570,7 @@ class WorkerTest {
         @Test
         void aStoreOutageShorterThanTheLeaseFlagsNothing() {
             JobId id = enqueue("block", "{}");
-            start(FAST.withMaintenanceEnabled(false).withLease(Duration.ofSeconds(5)).withHeartbeatInterval(Duration.ofMillis(100)));
+            start(FAST.toBuilder().maintenanceEnabled(false).lease(Duration.ofSeconds(5)).heartbeatInterval(Duration.ofMillis(100)).build());
             Await.until(SOON, "the job running", () -> blocking.invocations.get() == 1);
             Await.until(SOON, "a heartbeat applied", () -> !events.heartbeats.isEmpty());
 
@@ -588,7 +589,7 @@ class WorkerTest {
             // The stale-worker case (R02): reaped and re-claimed by another worker before the handler
             // returns, and no heartbeat ran in between to notice.
             JobId id = enqueue("block", "{}");
-            start(FAST.withMaintenanceEnabled(false).withHeartbeatInterval(Duration.ofSeconds(29)));
+            start(FAST.toBuilder().maintenanceEnabled(false).heartbeatInterval(Duration.ofSeconds(29)).build());
             Await.until(SOON, "the job running", () -> blocking.invocations.get() == 1);
             store.atomically(() -> {
                 clock.advance(Duration.ofSeconds(31));
@@ -617,7 +618,7 @@ class WorkerTest {
         @Test
         void closeLetsTheJobInHandFinishKeepsHeartbeatingAndClaimsNothingMore() throws Exception {
             JobId running = enqueue("sleep", "{\"ms\": 1500}");
-            Worker worker = start(FAST.withGracePeriod(Duration.ofSeconds(10)));
+            Worker worker = start(FAST.toBuilder().gracePeriod(Duration.ofSeconds(10)).build());
             Await.until(SOON, "the job claimed", () -> events.wasClaimed(running));
 
             Thread closer = Thread.ofPlatform().start(worker::close);
@@ -646,7 +647,7 @@ class WorkerTest {
         @Test
         void closeReturnsAtTheGracePeriodAndLeavesAnUnfinishedJobToItsLease() {
             JobId id = enqueue("sleep", "{\"ms\": 20000}");
-            Worker worker = start(FAST.withGracePeriod(Duration.ofMillis(300)));
+            Worker worker = start(FAST.toBuilder().gracePeriod(Duration.ofMillis(300)).build());
             Await.until(SOON, "the job claimed", () -> events.wasClaimed(id));
 
             long began = System.nanoTime();
@@ -702,7 +703,7 @@ class WorkerTest {
         void aWorkerSurvivesAnOutageAndFinishesJobsAfterwards() {
             JobId id = enqueue("noop", "{}");
             store.setAvailable(false);
-            Worker worker = start(FAST.withOutageBackoffCap(Duration.ofMillis(400)));
+            Worker worker = start(FAST.toBuilder().outageBackoffCap(Duration.ofMillis(400)).build());
 
             Await.until(SOON, "three failed claims", () -> events.storeErrors("claim") >= 3);
             Await.until(SOON, "a failed maintenance pass", () -> events.maintenanceErrors.get() >= 1);
@@ -718,7 +719,7 @@ class WorkerTest {
         @Test
         void aClaimOutageBacksOffInsteadOfSpinning() {
             store.setAvailable(false);
-            start(FAST.withOutageBackoffCap(Duration.ofMillis(800)));
+            start(FAST.toBuilder().outageBackoffCap(Duration.ofMillis(800)).build());
             // Counted from the first try, so a claim thread that starts late does not shorten the window.
             Await.until(SOON, "the first failed claim", () -> store.calls("claim") >= 1);
 
@@ -750,7 +751,7 @@ class WorkerTest {
                 return Optional.empty();
             });
             JobId id = enqueue("doomed", "{}");
-            start(FAST.withMaintenanceEnabled(false));
+            start(FAST.toBuilder().maintenanceEnabled(false).build());
 
             Await.until(SOON, "the discard", () -> !events.discards.isEmpty());
             store.setAvailable(true);
