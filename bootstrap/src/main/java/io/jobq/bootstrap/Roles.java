@@ -58,7 +58,7 @@ final class Roles {
             PostgresJobStore store = new PostgresJobStore(pool, settings.selfVacuum()
                     ? PostgresJobStore.Options.DEFAULTS : PostgresJobStore.Options.DEFAULTS.withoutSelfVacuum());
             if (api) {
-                HttpSettings http = HttpSettings.DEFAULTS.withMaxBodyBytes(settings.maxRequestBytes());
+                HttpSettings http = HttpSettings.builder().maxBodyBytes(settings.maxRequestBytes()).build();
                 HttpApi server = startApi(store, registry, http, settings.port());
                 stopOrder.add(server::stop);
                 log.info("HTTP API listening on port {} (database {})", server.port(), url.masked());
