@@ -53,21 +53,25 @@ public record HttpSettings(long maxBodyBytes, Duration retryAfter, Duration metr
 
         private Builder() {}
 
+        /** Largest accepted request body, at least {@value HttpSettings#MIN_BODY_BYTES} bytes. */
         public Builder maxBodyBytes(long bytes) {
             maxBodyBytes = bytes;
             return this;
         }
 
+        /** The {@code Retry-After} of a 503, whole seconds, at least 1 s. */
         public Builder retryAfter(Duration after) {
-            retryAfter = Objects.requireNonNull(after, "retryAfter");
+            retryAfter = after;
             return this;
         }
 
+        /** How long {@code /metrics} reuses its database-derived gauges; zero: query on every scrape. */
         public Builder metricsMaxAge(Duration maxAge) {
-            metricsMaxAge = Objects.requireNonNull(maxAge, "metricsMaxAge");
+            metricsMaxAge = maxAge;
             return this;
         }
 
+        /** How many of the largest (queue, tenant) backlogs {@code /metrics} exports, 1..100. */
         public Builder topBacklogs(int n) {
             topBacklogs = n;
             return this;

@@ -205,43 +205,49 @@ public record WorkerSettings(
             outageBackoffCap = from.outageBackoffCap;
         }
 
+        /** The queues to claim from: 1 or more, distinct. */
         public Builder queues(List<QueueName> value) {
-            queues = Objects.requireNonNull(value, "queues");
+            queues = value;
             return this;
         }
 
+        /** The queues to claim from, as arguments: {@code queues(QueueName.of("mail"), QueueName.of("reports"))}. */
         public Builder queues(QueueName... value) {
             return queues(List.of(value));
         }
 
+        /** Execution slots, 1..{@value WorkerSettings#MAX_CONCURRENCY}: how many jobs run at once. */
         public Builder concurrency(int value) {
             concurrency = value;
             return this;
         }
 
+        /** Most jobs one claim takes, 1..{@value WorkerSettings#MAX_CONCURRENCY}; a claim never asks for more than the free slots. */
         public Builder claimBatchSize(int value) {
             claimBatchSize = value;
             return this;
         }
 
-        /** Another lease; an unset heartbeat interval follows it ({@code value / 3}). */
+        /** How long a claim or heartbeat leases a job, at least {@link WorkerSettings#MIN_LEASE}; an unset heartbeat interval follows it. */
         public Builder lease(Duration value) {
-            lease = Objects.requireNonNull(value, "lease");
+            lease = value;
             return this;
         }
 
+        /** How often one heartbeat extends every in-hand lease; shorter than the lease. */
         public Builder heartbeatInterval(Duration value) {
             return heartbeatInterval(Optional.of(value));
         }
 
-        /** Empty: {@code lease / 3}. */
+        /** The heartbeat interval, or empty for {@code lease / 3}. */
         public Builder heartbeatInterval(Optional<Duration> value) {
-            heartbeatInterval = Objects.requireNonNull(value, "heartbeatInterval");
+            heartbeatInterval = value;
             return this;
         }
 
+        /** The longest an idle worker waits before claiming again without a wake-up; positive. */
         public Builder pollInterval(Duration value) {
-            pollInterval = Objects.requireNonNull(value, "pollInterval");
+            pollInterval = value;
             return this;
         }
 
@@ -257,18 +263,21 @@ public record WorkerSettings(
             return this;
         }
 
+        /** The mean period of reaping and promotion (jittered ±20%); positive. */
         public Builder maintenanceInterval(Duration value) {
-            maintenanceInterval = Objects.requireNonNull(value, "maintenanceInterval");
+            maintenanceInterval = value;
             return this;
         }
 
+        /** Most jobs one reap or promote statement touches, 1..{@value WorkerSettings#MAX_MAINTENANCE_BATCH}. */
         public Builder maintenanceBatchLimit(int value) {
             maintenanceBatchLimit = value;
             return this;
         }
 
+        /** How long {@link Worker#close()} waits for in-hand jobs; zero abandons them to their leases. */
         public Builder gracePeriod(Duration value) {
-            gracePeriod = Objects.requireNonNull(value, "gracePeriod");
+            gracePeriod = value;
             return this;
         }
 
@@ -286,22 +295,25 @@ public record WorkerSettings(
 
         /** The timeout of tasks without their own; empty: no timeout for them. */
         public Builder defaultTaskTimeout(Optional<Duration> value) {
-            defaultTaskTimeout = Objects.requireNonNull(value, "defaultTaskTimeout");
+            defaultTaskTimeout = value;
             return this;
         }
 
+        /** The lease owner's name; without one, {@code <host>-<pid>-<4 hex>}. */
         public Builder workerId(WorkerId value) {
             return workerId(Optional.of(value));
         }
 
-        /** Empty: a name generated per worker instance. */
+        /** The lease owner's name, or empty for one generated per worker instance. */
         public Builder workerId(Optional<WorkerId> value) {
-            workerId = Objects.requireNonNull(value, "workerId");
+            workerId = value;
             return this;
         }
 
+        /** The longest pause between attempts while the store is unavailable; at least
+         * {@link WorkerSettings#MIN_OUTAGE_BACKOFF}. */
         public Builder outageBackoffCap(Duration value) {
-            outageBackoffCap = Objects.requireNonNull(value, "outageBackoffCap");
+            outageBackoffCap = value;
             return this;
         }
 
