@@ -89,8 +89,9 @@ final class Roles {
                 log.info("HTTP API listening on port {} (database {})", server.port(), url.masked());
                 if (settings.get(METRICS_PORT).isPresent()) {
                     // Not an error: the variable may be set for a whole deployment, workers included.
-                    log.warn("JOBQ_METRICS_PORT / --metrics-port ({}) is for the worker role only and is ignored here: "
-                            + "GET /metrics is served on the API port {}", settings.get(METRICS_PORT).get(), server.port());
+                    log.warn("{} / {} ({}) is for the worker role only and is ignored here: GET /metrics is served on "
+                            + "the API port {}", METRICS_PORT.env(), METRICS_PORT.flag(), settings.get(METRICS_PORT).get(),
+                            server.port());
                 }
             }
             if (worker) {
