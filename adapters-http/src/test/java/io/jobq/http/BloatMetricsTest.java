@@ -30,7 +30,7 @@ class BloatMetricsTest {
 
     @BeforeAll
     void start(TestDatabase db) {
-        f = ApiFixture.start(db, HttpSettings.DEFAULTS.withMetricsMaxAge(Duration.ZERO));
+        f = ApiFixture.start(db, HttpSettings.builder().metricsMaxAge(Duration.ZERO).build());
         // nothing cleans jobs behind the test's back, whether the server's autovacuum is on or off
         db.execute("ALTER TABLE jobs SET (autovacuum_enabled = false)");
     }

@@ -50,7 +50,7 @@ class ListenerBehindPoolerTest {
             PostgresWakeupChannel channel = new PostgresWakeupChannel(bouncer.jdbcUrl(), db.dataSource(),
                     PostgresWakeupChannel.Options.DEFAULTS.withProbe(Duration.ofSeconds(2), Duration.ofMinutes(1)));
             Worker worker = Worker.builder(store, HandlerRegistry.withBuiltIns()).wakeups(channel)
-                    .settings(SHORT.withPollInterval(Duration.ofSeconds(1)))
+                    .settings(SHORT.toBuilder().pollInterval(Duration.ofSeconds(1)).build())
                     .listener(WorkerMetrics.bind(registry, Optional.of(channel))).build();
             worker.start();
             try {

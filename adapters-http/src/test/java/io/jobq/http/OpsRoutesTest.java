@@ -35,7 +35,7 @@ class OpsRoutesTest {
     @BeforeAll
     void start(TestDatabase db) {
         // gauges refreshed on every scrape, so a test sees its own writes
-        f = ApiFixture.start(db, HttpSettings.DEFAULTS.withMetricsMaxAge(Duration.ZERO));
+        f = ApiFixture.start(db, HttpSettings.builder().metricsMaxAge(Duration.ZERO).build());
     }
 
     @AfterAll
@@ -102,7 +102,7 @@ class OpsRoutesTest {
 
     @Test
     void storeGaugesAreReusedWithinTheirMaxAge(TestDatabase db) {
-        PrometheusFixtureHolder holder = new PrometheusFixtureHolder(ApiFixture.start(db, HttpSettings.DEFAULTS.withMetricsMaxAge(Duration.ofHours(1))));
+        PrometheusFixtureHolder holder = new PrometheusFixtureHolder(ApiFixture.start(db, HttpSettings.builder().metricsMaxAge(Duration.ofHours(1)).build()));
         try (ApiFixture cached = holder.fixture()) {
             cached.client().get("/metrics");
             cached.client().post("/jobs", "{\"task\": \"t\"}");

@@ -38,10 +38,11 @@ import org.slf4j.LoggerFactory;
  */
 @ExtendWith(PostgresDatabaseExtension.class)
 class R03ListenerReconnectTest {
-    static final WorkerSettings SHORT = WorkerSettings.DEFAULTS
-            .withLease(Duration.ofSeconds(2))
-            .withMaintenanceInterval(Duration.ofMillis(500))
-            .withPollInterval(Duration.ofSeconds(30));
+    static final WorkerSettings SHORT = WorkerSettings.builder()
+            .lease(Duration.ofSeconds(2))
+            .maintenanceInterval(Duration.ofMillis(500))
+            .pollInterval(Duration.ofSeconds(30))
+            .build();
     static final NewJob NOOP = NewJob.of(TenantId.of("t1"), QueueName.DEFAULT, TaskName.of("noop"), "{}");
 
     /** Terminates the LISTEN session(s) of this database; returns how many. */
@@ -140,7 +141,7 @@ class R03ListenerReconnectTest {
         PostgresWakeupChannel dead = new PostgresWakeupChannel("jdbc:postgresql://127.0.0.1:1/none?connectTimeout=1",
                 db.dataSource(), new PostgresWakeupChannel.Options(Duration.ofMillis(250), Duration.ofSeconds(5), Duration.ofMillis(500)));
         Worker worker = Worker.builder(store, HandlerRegistry.withBuiltIns()).wakeups(dead)
-                .settings(SHORT.withPollInterval(Duration.ofSeconds(1)))
+                .settings(SHORT.toBuilder().pollInterval(Duration.ofSeconds(1)).build())
                 .listener(WorkerMetrics.bind(registry, Optional.of(dead))).build();
         worker.start();
         try {

@@ -69,8 +69,8 @@ class R04WakeupCarriesNoPayloadTest {
             return Optional.empty();
         });
         PostgresWakeupChannel channel = new PostgresWakeupChannel(db.jdbcUrl(), db.dataSource());
-        WorkerSettings settings = WorkerSettings.DEFAULTS.withLease(Duration.ofSeconds(2))
-                .withMaintenanceInterval(Duration.ofMillis(500)).withPollInterval(Duration.ofSeconds(30));
+        WorkerSettings settings = WorkerSettings.builder().lease(Duration.ofSeconds(2))
+                .maintenanceInterval(Duration.ofMillis(500)).pollInterval(Duration.ofSeconds(30)).build();
         try (ApiFixture api = ApiFixture.start(db);
              Connection listener = db.newConnection();
              Worker worker = Worker.builder(store, handlers).wakeups(channel).settings(settings).build()) {

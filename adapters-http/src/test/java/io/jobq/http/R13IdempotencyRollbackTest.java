@@ -58,7 +58,7 @@ class R13IdempotencyRollbackTest {
             return Optional.empty();
         });
         worker = Worker.builder(f.store(), handlers).wakeups(new PostgresWakeupChannel(db.jdbcUrl(), db.dataSource()))
-                .settings(WorkerSettings.DEFAULTS.withLease(Duration.ofSeconds(2)).withMaintenanceInterval(Duration.ofMillis(500)))
+                .settings(WorkerSettings.builder().lease(Duration.ofSeconds(2)).maintenanceInterval(Duration.ofMillis(500)).build())
                 .build();
         worker.start();
     }

@@ -57,7 +57,7 @@ class StoreConflictTest {
 
     ApiClient start(JobStore store) {
         api = HttpApi.create(store, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
-                HttpSettings.DEFAULTS.withRetryAfter(Duration.ofSeconds(2))).start(0);
+                HttpSettings.builder().retryAfter(Duration.ofSeconds(2)).build()).start(0);
         return new ApiClient(api.port());
     }
 

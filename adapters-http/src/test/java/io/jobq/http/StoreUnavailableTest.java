@@ -24,7 +24,7 @@ class StoreUnavailableTest {
     void start() {
         pool = PostgresPool.create("jdbc:postgresql://127.0.0.1:1/jobq?user=postgres&connectTimeout=1", 2, "unreachable", Duration.ofMillis(300));
         api = HttpApi.create(new PostgresJobStore(pool), new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
-                HttpSettings.DEFAULTS.withRetryAfter(Duration.ofSeconds(7))).start(0);
+                HttpSettings.builder().retryAfter(Duration.ofSeconds(7)).build()).start(0);
         client = new ApiClient(api.port());
     }
 

@@ -120,8 +120,8 @@ class PoisonRowsTest {
                     .toList();
             long bad = insertQueued(queue, "t", "bad task", "-1", "'{}'");
             Worker worker = Worker.builder(store, HandlerRegistry.withBuiltIns())
-                    .settings(WorkerSettings.DEFAULTS.withQueues(queue).withConcurrency(8).withClaimBatchSize(10)
-                            .withListen(false).withMaintenanceInterval(Duration.ofMillis(100)))
+                    .settings(WorkerSettings.builder().queues(queue).concurrency(8).claimBatchSize(10)
+                            .listen(false).maintenanceInterval(Duration.ofMillis(100)).build())
                     .build();
             try {
                 worker.start();

@@ -84,8 +84,8 @@ class R06UnstorableOutcomesTest {
         handlers.register("result_unstorable_number", hugeNumber);
         String twoMebibytes = "x".repeat(2 * 1024 * 1024);
         handlers.register("result_too_large", ctx -> Optional.of(JsonNodeFactory.instance.objectNode().put("s", twoMebibytes)));
-        WorkerSettings shortSettings = WorkerSettings.DEFAULTS.withLease(Duration.ofSeconds(2))
-                .withMaintenanceInterval(Duration.ofMillis(500)).withPollInterval(Duration.ofSeconds(30));
+        WorkerSettings shortSettings = WorkerSettings.builder().lease(Duration.ofSeconds(2))
+                .maintenanceInterval(Duration.ofMillis(500)).pollInterval(Duration.ofSeconds(30)).build();
         worker = Worker.builder(store, handlers)
                 .wakeups(new PostgresWakeupChannel(db.jdbcUrl(), db.dataSource()))
                 .settings(shortSettings)

@@ -129,9 +129,9 @@ class R07BackoffTest {
         PostgresJobStore twoSeconds = new PostgresJobStore(db.dataSource(),
                 PostgresJobStore.Options.DEFAULTS.withBackoff(BackoffPolicy.of(Duration.ofSeconds(2), CAP)));
         Map<JobId, Instant> retryAt = new ConcurrentHashMap<>();
-        WorkerSettings settings = WorkerSettings.DEFAULTS.withConcurrency(100).withClaimBatchSize(100)
-                .withLease(Duration.ofSeconds(10)).withMaintenanceInterval(Duration.ofMillis(250)).withListen(false)
-                .withPollInterval(Duration.ofMillis(200));
+        WorkerSettings settings = WorkerSettings.builder().concurrency(100).claimBatchSize(100)
+                .lease(Duration.ofSeconds(10)).maintenanceInterval(Duration.ofMillis(250)).listen(false)
+                .pollInterval(Duration.ofMillis(200)).build();
         try (Worker worker = Worker.builder(twoSeconds, HandlerRegistry.withBuiltIns()).settings(settings)
                 .listener(new WorkerListener() {
                     @Override

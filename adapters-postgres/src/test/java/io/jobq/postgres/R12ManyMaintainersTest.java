@@ -132,9 +132,9 @@ class R12ManyMaintainersTest {
             for (int i = 0; i < WORKERS; i++) {
                 HikariDataSource pool = PostgresPool.create(db.jdbcUrl(), 5, "r12-w" + i, Duration.ofSeconds(30));
                 pools.add(pool);
-                WorkerSettings settings = WorkerSettings.DEFAULTS.withWorkerId(WorkerId.of("w" + i))
-                        .withConcurrency(8).withClaimBatchSize(8).withLease(Duration.ofSeconds(10))
-                        .withMaintenanceInterval(Duration.ofMillis(100));
+                WorkerSettings settings = WorkerSettings.builder().workerId(WorkerId.of("w" + i))
+                        .concurrency(8).claimBatchSize(8).lease(Duration.ofSeconds(10))
+                        .maintenanceInterval(Duration.ofMillis(100)).build();
                 workers.add(Worker.builder(new PostgresJobStore(pool), handlers).settings(settings).listener(counting)
                         .wakeups(new PostgresWakeupChannel(db.jdbcUrl(), pool)).build());
             }

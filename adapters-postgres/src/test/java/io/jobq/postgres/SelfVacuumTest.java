@@ -61,8 +61,8 @@ class SelfVacuumTest {
         long dead = jobs().deadTuples();
         // Another queue: its claims never walk the churned rows' index entries, whose heap pages they would
         // prune, lowering the dead count below the threshold before maintenance looks.
-        Worker worker = Worker.builder(store, HandlerRegistry.withBuiltIns()).settings(WorkerSettings.DEFAULTS
-                .withQueues(QueueName.of("elsewhere")).withListen(false).withMaintenanceInterval(Duration.ofMillis(100))).build();
+        Worker worker = Worker.builder(store, HandlerRegistry.withBuiltIns()).settings(WorkerSettings.builder()
+                .queues(QueueName.of("elsewhere")).listen(false).maintenanceInterval(Duration.ofMillis(100)).build()).build();
         worker.start();
         try {
             Await.until(SOON, "the worker's maintenance vacuumed jobs", () -> !jobs().lastVacuum().equals(lastVacuumBefore));

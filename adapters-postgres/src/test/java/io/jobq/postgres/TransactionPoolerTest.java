@@ -211,9 +211,9 @@ class TransactionPoolerTest {
         }
 
         private Worker worker(HikariDataSource pool, QueueName queue, Errors errors) {
-            WorkerSettings settings = WorkerSettings.DEFAULTS.withListen(false).withQueues(queue).withConcurrency(8)
-                    .withPollInterval(Duration.ofMillis(50)).withMaintenanceInterval(Duration.ofMillis(50))
-                    .withGracePeriod(Duration.ofSeconds(2));
+            WorkerSettings settings = WorkerSettings.builder().listen(false).queues(queue).concurrency(8)
+                    .pollInterval(Duration.ofMillis(50)).maintenanceInterval(Duration.ofMillis(50))
+                    .gracePeriod(Duration.ofSeconds(2)).build();
             return Worker.builder(new PostgresJobStore(pool), HandlerRegistry.withBuiltIns()).settings(settings)
                     .listener(errors).build();
         }

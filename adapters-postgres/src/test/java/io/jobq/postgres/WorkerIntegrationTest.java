@@ -90,11 +90,12 @@ class WorkerIntegrationTest {
             new PostgresWakeupChannel.Options(Duration.ofMillis(250), Duration.ofSeconds(60), Duration.ofSeconds(1));
 
     /** Poll 60 s (wake-ups only), lease 5 s (heartbeat every 1.67 s), maintenance every 100 ms, grace 5 s. */
-    static final WorkerSettings SHORT = WorkerSettings.DEFAULTS
-            .withPollInterval(Duration.ofSeconds(60))
-            .withLease(Duration.ofSeconds(5))
-            .withMaintenanceInterval(Duration.ofMillis(100))
-            .withGracePeriod(Duration.ofSeconds(5));
+    static final WorkerSettings SHORT = WorkerSettings.builder()
+            .pollInterval(Duration.ofSeconds(60))
+            .lease(Duration.ofSeconds(5))
+            .maintenanceInterval(Duration.ofMillis(100))
+            .gracePeriod(Duration.ofSeconds(5))
+            .build();
 
     TestDatabase db;
     PostgresJobStore store;
@@ -183,7 +184,7 @@ class WorkerIntegrationTest {
                     Duration.ofMillis(500)));
             assertThat(crashed).extracting(Job::id).containsExactly(id);
 
-            Started live = start(store, SHORT.withWorkerId(WorkerId.of("live-worker")));
+            Started live = start(store, SHORT.toBuilder().workerId(WorkerId.of("live-worker")).build());
             Job done = awaitState(id, JobState.DONE);
 
             assertThat(done.attempts()).as("the crashed run counted as attempt 1").isEqualTo(2);
@@ -299,8 +300,8 @@ class WorkerIntegrationTest {
             store.heartbeat(List.of(new FencingToken(new JobId(Long.MAX_VALUE), WorkerId.of("warm-up"), 1)),
                     Duration.ofSeconds(1));
             WatchedStore watched = new WatchedStore(heartbeats.wrap(store));
-            Started w = start(watched, SHORT.withLease(Duration.ofSeconds(1)).withHeartbeatInterval(Duration.ofMillis(200))
-                    .withGracePeriod(Duration.ZERO));
+            Started w = start(watched, SHORT.toBuilder().lease(Duration.ofSeconds(1)).heartbeatInterval(Duration.ofMillis(200))
+                    .gracePeriod(Duration.ZERO).build());
             awaitIdleAndListening(w, watched, 2);
             JobId id = enqueue("probe", "{\"ms\": 3000}");
 
@@ -342,7 +343,7 @@ class WorkerIntegrationTest {
         @Test
         void closeLetsRunningJobsFinishWithinTheGracePeriodAndClaimsNothingAfterItBegan() {
             Duration grace = Duration.ofSeconds(10);
-            Started w = start(store, SHORT.withConcurrency(2).withGracePeriod(grace));
+            Started w = start(store, SHORT.toBuilder().concurrency(2).gracePeriod(grace).build());
             JobId longer = enqueue("probe", "{\"ms\": 4000}");
             JobId shorter = enqueue("probe", "{\"ms\": 3000}");
             Await.until(SOON, "both jobs started", () -> probe.invocations(longer) == 1 && probe.invocations(shorter) == 1);
@@ -400,7 +401,7 @@ class WorkerIntegrationTest {
             List<Started> started = new ArrayList<>();
             for (int i = 0; i < WORKERS; i++) {
                 JobStore own = new PostgresJobStore(pool(4), PostgresJobStore.Options.DEFAULTS.withBackoff(TINY_BACKOFF));
-                started.add(start(own, SHORT.withWorkerId(WorkerId.of("load-" + i))));
+                started.add(start(own, SHORT.toBuilder().workerId(WorkerId.of("load-" + i)).build()));
             }
 
             for (int t = 0; t < 4; t++) {
@@ -468,7 +469,7 @@ class WorkerIntegrationTest {
     Started start(JobStore jobStore, WorkerSettings settings) {
         PostgresWakeupChannel channel = new PostgresWakeupChannel(db.jdbcUrl(), db.dataSource(), LISTEN_OPTIONS);
         Events events = new Events();
-        Worker worker = Worker.builder(jobStore, handlers).wakeups(channel).settings(settings.withQueues(queue))
+        Worker worker = Worker.builder(jobStore, handlers).wakeups(channel).settings(settings.toBuilder().queues(queue).build())
                 .listener(events).build();
         workers.add(worker);
         worker.start();

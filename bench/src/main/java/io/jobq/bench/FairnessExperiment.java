@@ -65,7 +65,7 @@ final class FairnessExperiment {
             }
         };
         // Single-slot workers: one claim loop each, one job per claim, as the seed's 8 worker processes.
-        WorkerSettings settings = WorkerSettings.DEFAULTS.withConcurrency(1).withClaimBatchSize(1);
+        WorkerSettings settings = WorkerSettings.builder().concurrency(1).claimBatchSize(1).build();
         int small;
         try (WorkerGroup workers = new WorkerGroup(db, "fair-" + order.name().toLowerCase(), plan.fairWorkers(), 3,
                 PostgresJobStore.Options.DEFAULTS.withClaimOrder(order), HandlerRegistry.withBuiltIns(), settings, countBig)) {

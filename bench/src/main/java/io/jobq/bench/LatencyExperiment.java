@@ -59,8 +59,8 @@ final class LatencyExperiment {
             started.putIfAbsent(ctx.jobId(), System.nanoTime());
             return Optional.empty();
         });
-        WorkerSettings settings = WorkerSettings.DEFAULTS.withConcurrency(1).withClaimBatchSize(1)
-                .withListen(listen).withPollInterval(Duration.ofSeconds(1));
+        WorkerSettings settings = WorkerSettings.builder().concurrency(1).claimBatchSize(1)
+                .listen(listen).pollInterval(Duration.ofSeconds(1)).build();
         PostgresJobStore client = new PostgresJobStore(db.control());
         Random gaps = new Random(seed);
         List<Double> samples = new ArrayList<>();

@@ -70,8 +70,8 @@ final class ThroughputExperiment {
         };
         // Polling only: every job is queued before the start, so a wake-up has nothing to add, and
         // 16 LISTEN sessions would only take connections.
-        WorkerSettings settings = WorkerSettings.DEFAULTS.withConcurrency(s.batch).withClaimBatchSize(s.batch)
-                .withListen(false);
+        WorkerSettings settings = WorkerSettings.builder().concurrency(s.batch).claimBatchSize(s.batch)
+                .listen(false).build();
         // Connections per worker: its claim loop and job threads' outcome writes, heartbeat and maintenance.
         // Kept small so 16 workers fit in a default max_connections of 100 next to other users.
         int poolSize = s.batch == 1 ? 2 : 4;

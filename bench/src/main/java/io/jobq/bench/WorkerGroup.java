@@ -31,7 +31,7 @@ final class WorkerGroup implements AutoCloseable {
                 HikariDataSource pool = db.pool("bench-" + name + "-" + i, poolSize);
                 pools.add(pool);
                 Worker.Builder b = Worker.builder(new PostgresJobStore(pool, options), handlers)
-                        .settings(settings.withWorkerId(new WorkerId(name + "-" + i)))
+                        .settings(settings.toBuilder().workerId(new WorkerId(name + "-" + i)).build())
                         .listener(listener);
                 if (settings.listen()) b.wakeups(new PostgresWakeupChannel(db.jdbcUrl(), pool));
                 workers.add(b.build());

@@ -38,6 +38,16 @@ final class ConfigValue {
         return Duration.ofMillis(Math.round(millis));
     }
 
+    /** The largest whole unit, as {@link #duration} reads it back: 2h, 15m, 5s, 1500ms. */
+    static String text(Duration d) {
+        long ms = d.toMillis();
+        if (ms == 0) return "0s";
+        if (ms % 3_600_000 == 0) return ms / 3_600_000 + "h";
+        if (ms % 60_000 == 0) return ms / 60_000 + "m";
+        if (ms % 1_000 == 0) return ms / 1_000 + "s";
+        return ms + "ms";
+    }
+
     private static Duration requireNonNegative(Duration d) {
         if (d.isNegative()) throw new IllegalArgumentException("must not be negative");
         return d;

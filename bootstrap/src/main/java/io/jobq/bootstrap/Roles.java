@@ -1,5 +1,23 @@
 package io.jobq.bootstrap;
 
+import static io.jobq.bootstrap.Settings.CLAIM_BATCH;
+import static io.jobq.bootstrap.Settings.CONCURRENCY;
+import static io.jobq.bootstrap.Settings.DATABASE_URL;
+import static io.jobq.bootstrap.Settings.GRACE_PERIOD;
+import static io.jobq.bootstrap.Settings.HEARTBEAT;
+import static io.jobq.bootstrap.Settings.LEASE;
+import static io.jobq.bootstrap.Settings.LISTEN;
+import static io.jobq.bootstrap.Settings.MAINTENANCE_INTERVAL;
+import static io.jobq.bootstrap.Settings.MAX_REQUEST_BYTES;
+import static io.jobq.bootstrap.Settings.METRICS_PORT;
+import static io.jobq.bootstrap.Settings.POLL_INTERVAL;
+import static io.jobq.bootstrap.Settings.POOL_SIZE;
+import static io.jobq.bootstrap.Settings.PORT;
+import static io.jobq.bootstrap.Settings.QUEUES;
+import static io.jobq.bootstrap.Settings.SELF_VACUUM;
+import static io.jobq.bootstrap.Settings.TASK_TIMEOUT;
+import static io.jobq.bootstrap.Settings.WORKER_ID;
+
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory;
 import io.jobq.application.port.JobQueueException;
@@ -29,9 +47,14 @@ final class Roles {
 
     private Roles() {}
 
+    /** Starts {@code role} and returns its exit code: at once for {@code migrate}, after SIGTERM for the others. */
+    static int start(Role role, Settings settings) throws InterruptedException {
+        return role == Role.MIGRATE ? migrate(settings) : run(settings, role, Termination.install());
+    }
+
     /** {@code migrate}: apply the schema, report, exit 0. */
     static int migrate(Settings settings) {
-        DatabaseUrl url = Database.resolve(settings.database());
+        DatabaseUrl url = Database.resolve(settings.get(DATABASE_URL));
         try (HikariDataSource pool = Database.pool(url, 2, "jobq-migrate")) {
             int applied = migrateOrExplain(pool, url);
             log.info("schema of {} is up to date ({} migration(s) applied)", url.masked(), applied);
@@ -43,42 +66,45 @@ final class Roles {
      * Runs the API and/or a worker until SIGTERM/SIGINT, then stops them: the API first (no new work
      * accepted), then the worker, which drains in-hand jobs within its grace period.
      */
-    static int run(Settings settings, boolean api, boolean worker, Termination termination) throws InterruptedException {
-        DatabaseUrl url = Database.resolve(settings.database());
+    static int run(Settings settings, Role role, Termination termination) throws InterruptedException {
+        boolean api = role.runs(Role.Part.HTTP_API);
+        boolean worker = role.runs(Role.Part.WORKER);
+        DatabaseUrl url = Database.resolve(settings.get(DATABASE_URL));
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         List<AutoCloseable> stopOrder = new ArrayList<>();
-        HikariDataSource pool = Database.pool(url, settings.poolSize(), "jobq");
+        HikariDataSource pool = Database.pool(url, settings.get(POOL_SIZE), "jobq");
         pool.setMetricsTrackerFactory(new MicrometerMetricsTrackerFactory(registry));
         try {
-            if (api) {
+            if (api) { // a role that serves the API migrates first; a worker alone only checks
                 migrateOrExplain(pool, url);
             } else {
                 requireMigrated(pool, url);
             }
-            PostgresJobStore store = new PostgresJobStore(pool, settings.selfVacuum()
+            PostgresJobStore store = new PostgresJobStore(pool, settings.get(SELF_VACUUM)
                     ? PostgresJobStore.Options.DEFAULTS : PostgresJobStore.Options.DEFAULTS.withoutSelfVacuum());
             if (api) {
-                HttpSettings http = HttpSettings.DEFAULTS.withMaxBodyBytes(settings.maxRequestBytes());
-                HttpApi server = startApi(store, registry, http, settings.port());
+                HttpSettings http = HttpSettings.builder().maxBodyBytes(settings.get(MAX_REQUEST_BYTES)).build();
+                HttpApi server = startApi(store, registry, http, settings.get(PORT));
                 stopOrder.add(server::stop);
                 log.info("HTTP API listening on port {} (database {})", server.port(), url.masked());
-                if (settings.metricsPort().isPresent()) {
+                if (settings.get(METRICS_PORT).isPresent()) {
                     // Not an error: the variable may be set for a whole deployment, workers included.
-                    log.warn("JOBQ_METRICS_PORT / --metrics-port ({}) is for the worker role only and is ignored here: "
-                            + "GET /metrics is served on the API port {}", settings.metricsPort().get(), server.port());
+                    log.warn("{} / {} ({}) is for the worker role only and is ignored here: GET /metrics is served on "
+                            + "the API port {}", METRICS_PORT.env(), METRICS_PORT.flag(), settings.get(METRICS_PORT).get(),
+                            server.port());
                 }
             }
             if (worker) {
                 Worker w = startWorker(settings, store, pool, url, registry);
                 stopOrder.add(w::close);
-                if (!api && settings.metricsPort().isPresent()) {
-                    MetricsServer metrics = MetricsServer.start(registry, settings.metricsPort().get());
+                if (!api && settings.get(METRICS_PORT).isPresent()) {
+                    MetricsServer metrics = MetricsServer.start(registry, settings.get(METRICS_PORT).get());
                     stopOrder.addFirst(metrics::close);
                     log.info("worker metrics on port {} (GET /metrics)", metrics.port());
                 }
                 log.info("worker {} serving queues {} with {} slots (lease {}, grace {}, task timeouts {}; database {})",
-                        w.id(), settings.queues(), settings.concurrency(), settings.lease(), settings.gracePeriod(),
-                        settings.taskTimeouts(), url.masked());
+                        w.id(), settings.get(QUEUES), settings.get(CONCURRENCY), settings.get(LEASE),
+                        settings.get(GRACE_PERIOD), settings.get(TASK_TIMEOUT), url.masked());
             }
             termination.await();
             log.info("stopping{}{}", api ? " the API" : "", worker ? (api ? " and" : "") + " the worker (draining in-hand jobs)" : "");
@@ -108,23 +134,11 @@ final class Roles {
 
     private static Worker startWorker(Settings s, PostgresJobStore store, HikariDataSource pool, DatabaseUrl url,
             MeterRegistry registry) {
-        WorkerSettings ws = WorkerSettings.DEFAULTS
-                .withQueues(s.queues())
-                .withConcurrency(s.concurrency())
-                .withClaimBatchSize(s.claimBatch())
-                .withLease(s.lease())
-                .withPollInterval(s.pollInterval())
-                .withListen(s.listen())
-                .withMaintenanceInterval(s.maintenanceInterval())
-                .withGracePeriod(s.gracePeriod());
-        ws = s.taskTimeouts().applyTo(ws);
-        if (s.heartbeat().isPresent()) ws = ws.withHeartbeatInterval(s.heartbeat().get());
-        if (s.workerId().isPresent()) ws = ws.withWorkerId(s.workerId().get());
         HandlerRegistry handlers = HandlerRegistry.withBuiltIns()
                 .registerDiscovered(Thread.currentThread().getContextClassLoader());
         // An OutOfMemoryError (or another fatal VM error) in the worker halts the process, exit status 3.
-        Worker.Builder builder = Worker.builder(store, handlers).settings(ws).fatalErrors(FatalErrorPolicy.HALT);
-        Optional<WakeupChannel> channel = s.listen()
+        Worker.Builder builder = Worker.builder(store, handlers).settings(workerSettings(s)).fatalErrors(FatalErrorPolicy.HALT);
+        Optional<WakeupChannel> channel = s.get(LISTEN)
                 ? Optional.of(new PostgresWakeupChannel(url.jdbcUrl(), pool))
                 : Optional.empty();
         channel.ifPresent(builder::wakeups);
@@ -134,6 +148,22 @@ final class Roles {
         w.start();
         log.info("handlers: {}", handlers.tasks());
         return w;
+    }
+
+    /** The worker's settings from the launcher's: with no variable or flag set, {@link WorkerSettings#DEFAULTS}. */
+    static WorkerSettings workerSettings(Settings s) {
+        WorkerSettings.Builder ws = WorkerSettings.builder()
+                .queues(s.get(QUEUES))
+                .concurrency(s.get(CONCURRENCY))
+                .claimBatchSize(s.get(CLAIM_BATCH))
+                .lease(s.get(LEASE))
+                .heartbeatInterval(s.get(HEARTBEAT))
+                .pollInterval(s.get(POLL_INTERVAL))
+                .listen(s.get(LISTEN))
+                .maintenanceInterval(s.get(MAINTENANCE_INTERVAL))
+                .gracePeriod(s.get(GRACE_PERIOD))
+                .workerId(s.get(WORKER_ID));
+        return s.get(TASK_TIMEOUT).applyTo(ws).build();
     }
 
     private static int migrateOrExplain(HikariDataSource pool, DatabaseUrl url) {

@@ -1,109 +1,111 @@
 package io.jobq.bootstrap;
 
+import static io.jobq.bootstrap.SettingType.bool;
+import static io.jobq.bootstrap.SettingType.duration;
+import static io.jobq.bootstrap.SettingType.integer;
+import static io.jobq.bootstrap.SettingType.optional;
+
+import io.jobq.application.worker.WorkerSettings;
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.lease.WorkerId;
+import io.jobq.http.HttpSettings;
+import io.jobq.postgres.PostgresJobStore;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.LinkedHashMap;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Function;
 
 /**
  * Everything the launcher can be told, from environment variables with command-line flags overriding
- * them. The only reader of the environment in jobq. {@link Key} is the one table of names, defaults and
- * meanings; README's configuration table is written from it.
+ * them; the only reader of the environment in jobq. The constants below are the one declaration of each
+ * {@link Setting}: its variable, value type, default and meaning. The flags and {@code --help} of each
+ * role ({@link Main}), resolution ({@link #resolve}) and README's configuration table (written and
+ * checked by {@code ReadmeConfigurationTableTest}) are derived from them.
  *
- * @param database where PostgreSQL is; empty means the local default (see {@link Key#DATABASE_URL})
- * @param heartbeat empty means lease / 3
- * @param workerId empty means host-pid-random
- * @param metricsPort where the worker role serves /metrics; empty means nowhere (api and all serve it on PORT)
- * @param taskTimeouts how long each task's runs may take (see {@link TaskTimeouts})
- * @param selfVacuum whether workers VACUUM jobq's tables where autovacuum does not
+ * <p>Defaults that belong to a component are read from it, not restated: the worker's from
+ * {@link WorkerSettings#DEFAULTS}, the body limit from {@link HttpSettings#DEFAULTS}, self-vacuum from
+ * {@link PostgresJobStore.Options#DEFAULTS}. The launcher's own (port, pool size, log level) are here.
  */
-public record Settings(
-        Optional<DatabaseUrl> database,
-        int port,
-        int poolSize,
-        Duration lease,
-        Optional<Duration> heartbeat,
-        Duration pollInterval,
-        int claimBatch,
-        int concurrency,
-        List<QueueName> queues,
-        Duration gracePeriod,
-        Duration maintenanceInterval,
-        boolean listen,
-        long maxRequestBytes,
-        String logLevel,
-        Optional<WorkerId> workerId,
-        Optional<Integer> metricsPort,
-        TaskTimeouts taskTimeouts,
-        boolean selfVacuum) {
+final class Settings {
+    private static final List<Setting<?>> DECLARED = new ArrayList<>();
+    private static final WorkerSettings WORKER = WorkerSettings.DEFAULTS;
+    private static final int MAX_POOL_SIZE = 200;
+    private static final int MAX_PORT = 65_535;
+    /** Shortest heartbeat, poll and maintenance interval: 10 ms. */
+    private static final Duration MIN_INTERVAL = Duration.ofMillis(10);
 
-    /** One configurable value: its environment variable, its flag, its default and what it means. */
-    public enum Key {
-        DATABASE_URL("--database-url", "",
-                "PostgreSQL to use: postgres://user:pass@host:5432/db or jdbc:postgresql://host:5432/db?user=… "
-                        + "Unset: localhost:5432, database jobq, as the current OS user or else postgres; "
-                        + "the database is created if missing and the user may."),
-        PORT("--port", "8000", "HTTP port of the api and all roles."),
-        JOBQ_POOL_SIZE("--pool-size", "10", "Most pooled database connections per process (1-200)."),
-        JOBQ_LEASE("--lease", "30s", "How long a claimed job stays leased without a heartbeat."),
-        JOBQ_HEARTBEAT("--heartbeat", "", "How often a worker extends its leases. Unset: lease / 3."),
-        JOBQ_POLL_INTERVAL("--poll-interval", "1s", "Fallback poll when no wake-up arrives."),
-        JOBQ_CLAIM_BATCH("--claim-batch", "10", "Most jobs one claim statement takes (1-1000)."),
-        JOBQ_CONCURRENCY("--concurrency", "4", "Jobs a worker runs at once, each on a virtual thread (1-1000)."),
-        JOBQ_QUEUES("--queues", "default", "Comma-separated queues a worker serves."),
-        JOBQ_GRACE_PERIOD("--grace-period", "30s", "On SIGTERM, how long in-hand jobs may run to finish."),
-        JOBQ_MAINTENANCE_INTERVAL("--maintenance-interval", "1s",
-                "How often each worker reaps expired leases and promotes due jobs (jittered)."),
-        JOBQ_LISTEN("--listen", "true", "Wake workers with LISTEN/NOTIFY; false = poll only."),
-        JOBQ_MAX_REQUEST_BYTES("--max-request-bytes", "1048576", "Largest accepted HTTP request body, in bytes."),
-        JOBQ_LOG_LEVEL("--log-level", "INFO", "TRACE, DEBUG, INFO, WARN or ERROR."),
-        JOBQ_WORKER_ID("--worker-id", "", "Name of this worker in leases and logs. Unset: host-pid-random."),
-        JOBQ_METRICS_PORT("--metrics-port", "",
-                "worker role only: serve GET /metrics (Prometheus) on this port. Unset: no metrics endpoint."),
-        JOBQ_TASK_TIMEOUT("--task-timeout", "default=" + TaskTimeouts.builtInDefault(),
-                "How long a run may take before its handler is interrupted and the job fails retryably:"
-                        + " comma-separated task=duration, and default=duration (or default=none) for every other"
-                        + " task, " + TaskTimeouts.builtInDefault() + " when not given. E.g. sleep=5s,report=2h."),
-        JOBQ_SELF_VACUUM("--self-vacuum", "true",
-                "Where autovacuum is off for jobq's tables, workers VACUUM them once dead rows pass the table's "
-                        + "autovacuum threshold (one worker at a time, at most once a minute each); false = never.");
+    static final Setting<Optional<DatabaseUrl>> DATABASE_URL = everyRole("DATABASE_URL",
+            optional(SettingType.databaseUrl()), Optional.empty(),
+            "PostgreSQL to use: postgres://user:pass@host:5432/db or jdbc:postgresql://host:5432/db?user=… Unset: "
+                    + "localhost:5432, database " + Database.DEFAULT_DATABASE + ", as the current OS user or else "
+                    + "postgres; the database is created if missing and the user may. Set: used as given, never created.");
+    static final Setting<Integer> PORT = http("PORT", integer("PORT", 0, MAX_PORT), 8000,
+            "The HTTP API's port.");
+    static final Setting<Integer> POOL_SIZE = everyRole("JOBQ_POOL_SIZE", integer("N", 1, MAX_POOL_SIZE), 10,
+            "Most pooled database connections per process (1-" + MAX_POOL_SIZE + ").");
+    static final Setting<Duration> LEASE = worker("JOBQ_LEASE", duration(WorkerSettings.MIN_LEASE), WORKER.lease(),
+            "How long a claimed job stays leased without a heartbeat.");
+    static final Setting<Optional<Duration>> HEARTBEAT = worker("JOBQ_HEARTBEAT", optional(duration(MIN_INTERVAL)),
+            WORKER.heartbeatInterval(), "How often a worker extends its leases. Unset: lease / 3.");
+    static final Setting<Duration> POLL_INTERVAL = worker("JOBQ_POLL_INTERVAL", duration(MIN_INTERVAL),
+            WORKER.pollInterval(), "Fallback poll when no wake-up arrives.");
+    static final Setting<Integer> CLAIM_BATCH = worker("JOBQ_CLAIM_BATCH",
+            integer("N", 1, WorkerSettings.MAX_CONCURRENCY), WORKER.claimBatchSize(),
+            "Most jobs one claim statement takes (1-" + WorkerSettings.MAX_CONCURRENCY + ").");
+    static final Setting<Integer> CONCURRENCY = worker("JOBQ_CONCURRENCY",
+            integer("N", 1, WorkerSettings.MAX_CONCURRENCY), WORKER.concurrency(),
+            "Jobs a worker runs at once, each on a virtual thread (1-" + WorkerSettings.MAX_CONCURRENCY + ").");
+    static final Setting<List<QueueName>> QUEUES = worker("JOBQ_QUEUES", SettingType.queues(), WORKER.queues(),
+            "Comma-separated queues a worker serves.");
+    static final Setting<Duration> GRACE_PERIOD = worker("JOBQ_GRACE_PERIOD", duration(Duration.ZERO),
+            WORKER.gracePeriod(), "On SIGTERM, how long in-hand jobs may run to finish.");
+    static final Setting<Duration> MAINTENANCE_INTERVAL = worker("JOBQ_MAINTENANCE_INTERVAL", duration(MIN_INTERVAL),
+            WORKER.maintenanceInterval(), "How often each worker reaps expired leases and promotes due jobs (jittered).");
+    static final Setting<Boolean> LISTEN = worker("JOBQ_LISTEN", bool(), WORKER.listen(),
+            "Wake workers with LISTEN/NOTIFY; false = poll only.");
+    static final Setting<Long> MAX_REQUEST_BYTES = http("JOBQ_MAX_REQUEST_BYTES",
+            SettingType.bytes(HttpSettings.MIN_BODY_BYTES), HttpSettings.DEFAULTS.maxBodyBytes(),
+            "Largest accepted HTTP request body, in bytes.");
+    static final Setting<String> LOG_LEVEL = everyRole("JOBQ_LOG_LEVEL", SettingType.logLevel(), "INFO",
+            SettingType.LOG_LEVELS + ".");
+    static final Setting<Optional<WorkerId>> WORKER_ID = worker("JOBQ_WORKER_ID", optional(SettingType.workerId()),
+            WORKER.workerId(), "Name of this worker in leases and logs. Unset: host-pid-random.");
+    static final Setting<Optional<Integer>> METRICS_PORT = worker("JOBQ_METRICS_PORT",
+            optional(integer("PORT", 0, MAX_PORT)), Optional.empty(),
+            "In the `worker` role, serve GET /metrics (Prometheus) on this port; the `all` role serves it on the API "
+                    + "port and ignores this with a warning. Unset: no metrics endpoint.");
+    static final Setting<TaskTimeouts> TASK_TIMEOUT = worker("JOBQ_TASK_TIMEOUT", SettingType.taskTimeouts(),
+            TaskTimeouts.DEFAULT,
+            "How long a run may take before its handler is interrupted and the job fails retryably: comma-separated "
+                    + "`task=duration`, and `default=duration` (or `default=none`) for every other task, "
+                    + ConfigValue.text(WorkerSettings.DEFAULT_TASK_TIMEOUT) + " when not given. E.g. `sleep=5s,report=2h`.");
+    static final Setting<Boolean> SELF_VACUUM = worker("JOBQ_SELF_VACUUM", bool(),
+            PostgresJobStore.Options.DEFAULTS.selfVacuumInterval().isPresent(),
+            "Where autovacuum is off for jobq's tables, workers VACUUM them once dead rows pass the table's "
+                    + "autovacuum threshold (one worker at a time, at most once a minute each); false = never.");
 
-        private final String flag;
-        private final String defaultValue;
-        private final String description;
+    private final Map<Setting<?>, Object> values;
 
-        Key(String flag, String defaultValue, String description) {
-            this.flag = flag;
-            this.defaultValue = defaultValue;
-            this.description = description;
-        }
+    private Settings(Map<Setting<?>, Object> values) {
+        this.values = Map.copyOf(values);
+    }
 
-        public String env() {
-            return name();
-        }
+    /** Every declared setting, in declaration order (the order of README's table and of error messages). */
+    static List<Setting<?>> all() {
+        return Collections.unmodifiableList(DECLARED);
+    }
 
-        public String flag() {
-            return flag;
-        }
-
-        public String defaultValue() {
-            return defaultValue;
-        }
-
-        public String description() {
-            return description;
-        }
+    /** The value in force of {@code setting}. */
+    @SuppressWarnings("unchecked") // values holds, for each setting, what its own type parsed
+    <T> T get(Setting<T> setting) {
+        return (T) values.get(setting);
     }
 
     /** Thrown for invalid configuration; its message is one line naming every bad variable or flag. */
-    public static final class InvalidSettingsException extends RuntimeException {
+    static final class InvalidSettingsException extends RuntimeException {
         private static final long serialVersionUID = 1L;
 
         InvalidSettingsException(String message) {
@@ -112,120 +114,63 @@ public record Settings(
     }
 
     /** The defaults alone: no environment, no flags. */
-    public static Settings defaults() {
+    static Settings defaults() {
         return resolve(Map.of(), Map.of());
     }
 
     /**
-     * Resolves every {@link Key}: the flag's value if given, else the environment variable's, else the default.
+     * Resolves every declared setting: the flag's text if given, else the environment variable's, else the
+     * default. Settings a role does not take are still read from the environment (and checked).
      *
-     * @param env the process environment (only {@link Key} names are read)
-     * @param flags values given on the command line, keyed by {@link Key}
+     * @param env the process environment (only declared variables are read)
+     * @param flags texts given on the command line
      * @throws InvalidSettingsException naming each invalid variable or flag, its value and what was expected
      */
-    public static Settings resolve(Map<String, String> env, Map<Key, String> flags) {
-        Resolver r = new Resolver(env, flags);
-        Optional<DatabaseUrl> database = r.optional(Key.DATABASE_URL, DatabaseUrl::parse);
-        Integer port = r.get(Key.PORT, v -> ConfigValue.integer(v, 0, 65_535));
-        Integer poolSize = r.get(Key.JOBQ_POOL_SIZE, v -> ConfigValue.integer(v, 1, 200));
-        Duration lease = r.get(Key.JOBQ_LEASE, v -> atLeast(ConfigValue.duration(v), Duration.ofMillis(100)));
-        Optional<Duration> heartbeat = r.optional(Key.JOBQ_HEARTBEAT, v -> atLeast(ConfigValue.duration(v), Duration.ofMillis(10)));
-        Duration poll = r.get(Key.JOBQ_POLL_INTERVAL, v -> atLeast(ConfigValue.duration(v), Duration.ofMillis(10)));
-        Integer claimBatch = r.get(Key.JOBQ_CLAIM_BATCH, v -> ConfigValue.integer(v, 1, 1000));
-        Integer concurrency = r.get(Key.JOBQ_CONCURRENCY, v -> ConfigValue.integer(v, 1, 1000));
-        List<QueueName> queues = r.get(Key.JOBQ_QUEUES, Settings::queues);
-        Duration grace = r.get(Key.JOBQ_GRACE_PERIOD, ConfigValue::duration);
-        Duration maintenance = r.get(Key.JOBQ_MAINTENANCE_INTERVAL, v -> atLeast(ConfigValue.duration(v), Duration.ofMillis(10)));
-        Boolean listen = r.get(Key.JOBQ_LISTEN, ConfigValue::bool);
-        Long maxRequest = r.get(Key.JOBQ_MAX_REQUEST_BYTES, v -> (long) ConfigValue.integer(v, 1024, Integer.MAX_VALUE));
-        String logLevel = r.get(Key.JOBQ_LOG_LEVEL, Settings::logLevel);
-        Optional<WorkerId> workerId = r.optional(Key.JOBQ_WORKER_ID, WorkerId::new);
-        Optional<Integer> metricsPort = r.optional(Key.JOBQ_METRICS_PORT, v -> ConfigValue.integer(v, 0, 65_535));
-        TaskTimeouts taskTimeouts = r.get(Key.JOBQ_TASK_TIMEOUT, TaskTimeouts::parse);
-        Boolean selfVacuum = r.get(Key.JOBQ_SELF_VACUUM, ConfigValue::bool);
-        if (r.problems.isEmpty() && lease != null && heartbeat.isPresent() && heartbeat.get().compareTo(lease) >= 0) {
-            r.problems.add(r.describe(Key.JOBQ_HEARTBEAT) + " must be shorter than the lease (" + lease.toMillis() + " ms)");
-        }
-        if (!r.problems.isEmpty()) throw new InvalidSettingsException(String.join("; ", r.problems));
-        return new Settings(database, port, poolSize, lease, heartbeat, poll, claimBatch, concurrency, queues, grace,
-                maintenance, listen, maxRequest, logLevel, workerId, metricsPort, taskTimeouts, selfVacuum);
-    }
-
-    /** The heartbeat interval in force: the configured one, or lease / 3. */
-    public Duration effectiveHeartbeat() {
-        return heartbeat.orElse(lease.dividedBy(3));
-    }
-
-    private static Duration atLeast(Duration d, Duration min) {
-        if (d.compareTo(min) < 0) throw new IllegalArgumentException("must be at least " + min.toMillis() + " ms");
-        return d;
-    }
-
-    private static List<QueueName> queues(String v) {
-        List<QueueName> out = new ArrayList<>();
-        for (String part : v.split(",")) {
-            String name = part.strip();
-            if (name.isEmpty()) continue;
-            QueueName q = new QueueName(name);
-            if (!out.contains(q)) out.add(q);
-        }
-        if (out.isEmpty()) throw new IllegalArgumentException("expected at least one queue name");
-        return List.copyOf(out);
-    }
-
-    private static String logLevel(String v) {
-        String level = v.strip().toUpperCase(Locale.ROOT);
-        if (!Arrays.asList("TRACE", "DEBUG", "INFO", "WARN", "ERROR").contains(level)) {
-            throw new IllegalArgumentException("expected TRACE, DEBUG, INFO, WARN or ERROR");
-        }
-        return level;
-    }
-
-    /** Collects every problem instead of stopping at the first, so one run reports them all. */
-    private static final class Resolver {
-        final Map<String, String> env;
-        final Map<Key, String> flags;
-        final List<String> problems = new ArrayList<>();
-        final Map<Key, Boolean> fromFlag = new LinkedHashMap<>();
-
-        Resolver(Map<String, String> env, Map<Key, String> flags) {
-            this.env = env;
-            this.flags = flags;
-        }
-
-        String raw(Key key) {
-            if (flags.containsKey(key) && flags.get(key) != null) {
-                fromFlag.put(key, true);
-                return flags.get(key);
+    static Settings resolve(Map<String, String> env, Map<Setting<?>, String> flags) {
+        Map<Setting<?>, Object> values = new HashMap<>();
+        List<String> problems = new ArrayList<>();
+        for (Setting<?> setting : DECLARED) {
+            String text = flags.get(setting) != null ? flags.get(setting) : env.get(setting.env());
+            if (text == null) {
+                values.put(setting, setting.defaultValue());
+                continue;
             }
-            fromFlag.put(key, false);
-            String v = env.get(key.env());
-            return v == null ? key.defaultValue() : v;
-        }
-
-        String describe(Key key) {
-            return Boolean.TRUE.equals(fromFlag.get(key)) ? key.flag() : key.env();
-        }
-
-        <T> T get(Key key, Function<String, T> parse) {
-            String v = raw(key);
             try {
-                return parse.apply(v);
+                values.put(setting, setting.type().parse(text));
             } catch (RuntimeException e) {
-                problems.add("invalid " + describe(key) + "=" + shown(key, v) + ": " + e.getMessage());
-                return null;
+                problems.add("invalid " + source(setting, flags) + "=" + setting.type().echo().apply(text) + ": "
+                        + e.getMessage());
             }
         }
-
-        <T> Optional<T> optional(Key key, Function<String, T> parse) {
-            String v = raw(key);
-            if (v == null || v.isBlank()) return Optional.empty();
-            return Optional.ofNullable(get(key, parse));
+        Settings settings = new Settings(values);
+        if (problems.isEmpty()) {
+            Duration lease = settings.get(LEASE);
+            settings.get(HEARTBEAT).filter(h -> h.compareTo(lease) >= 0).ifPresent(h -> problems.add(
+                    source(HEARTBEAT, flags) + " must be shorter than the lease (" + lease.toMillis() + " ms)"));
         }
+        if (!problems.isEmpty()) throw new InvalidSettingsException(String.join("; ", problems));
+        return settings;
+    }
 
-        private static String shown(Key key, String v) {
-            // Never echo a database password into a log line.
-            return key == Key.DATABASE_URL ? "<hidden>" : "\"" + v + "\"";
-        }
+    /** How an error names {@code setting}: as the flag if it was given, else as the variable. */
+    private static String source(Setting<?> setting, Map<Setting<?>, String> flags) {
+        return flags.get(setting) != null ? setting.flag() : setting.env();
+    }
+
+    private static <T> Setting<T> everyRole(String env, SettingType<T> type, T defaultValue, String doc) {
+        return declare(new Setting<>(env, Optional.empty(), type, defaultValue, doc));
+    }
+
+    private static <T> Setting<T> http(String env, SettingType<T> type, T defaultValue, String doc) {
+        return declare(new Setting<>(env, Optional.of(Role.Part.HTTP_API), type, defaultValue, doc));
+    }
+
+    private static <T> Setting<T> worker(String env, SettingType<T> type, T defaultValue, String doc) {
+        return declare(new Setting<>(env, Optional.of(Role.Part.WORKER), type, defaultValue, doc));
+    }
+
+    private static <T> Setting<T> declare(Setting<T> setting) {
+        DECLARED.add(setting);
+        return setting;
     }
 }

@@ -16,7 +16,7 @@ import java.util.Optional;
  * <p>Text form: comma-separated {@code task=duration} entries, plus optionally {@code default=duration}
  * or {@code default=none} for every task not listed; durations as everywhere in the launcher
  * ({@code 5s}, {@code 15m}, {@code 2h}, {@code PT30S}), positive. Without a {@code default} entry the
- * default stays {@link WorkerSettings#DEFAULT_TASK_TIMEOUT} (15 min), so {@code sleep=5s} bounds
+ * default stays the worker's ({@link WorkerSettings#DEFAULT_TASK_TIMEOUT}, 15 min), so {@code sleep=5s} bounds
  * {@code sleep} to 5 s and everything else to 15 min. {@code none} is accepted for the default only;
  * a task that may run for hours gets a long entry of its own ({@code export=8h}). {@code default} is
  * reserved here: a task named so gets its own timeout only through the Java API.
@@ -31,10 +31,8 @@ record TaskTimeouts(Map<TaskName, Duration> perTask, Optional<Duration> fallback
         perTask = Collections.unmodifiableMap(new LinkedHashMap<>(perTask));
     }
 
-    /** {@link WorkerSettings#DEFAULT_TASK_TIMEOUT} as the launcher writes durations: {@code 15m}. */
-    static String builtInDefault() {
-        return text(WorkerSettings.DEFAULT_TASK_TIMEOUT);
-    }
+    /** No task of its own, and the worker's default for the rest: {@code default=15m}. */
+    static final TaskTimeouts DEFAULT = new TaskTimeouts(Map.of(), WorkerSettings.DEFAULTS.defaultTaskTimeout());
 
     /**
      * Parses the text form.
@@ -43,7 +41,7 @@ record TaskTimeouts(Map<TaskName, Duration> perTask, Optional<Duration> fallback
      */
     static TaskTimeouts parse(String text) {
         Map<TaskName, Duration> perTask = new LinkedHashMap<>();
-        Optional<Duration> fallback = Optional.of(WorkerSettings.DEFAULT_TASK_TIMEOUT);
+        Optional<Duration> fallback = DEFAULT.fallback;
         boolean fallbackGiven = false;
         for (String raw : text.split(",")) {
             String entry = raw.strip();
@@ -87,25 +85,16 @@ record TaskTimeouts(Map<TaskName, Duration> perTask, Optional<Duration> fallback
         return new IllegalArgumentException("entry \"" + entry + "\": " + why);
     }
 
-    /** {@code settings} with these timeouts: the listed tasks' and the default. */
-    WorkerSettings applyTo(WorkerSettings settings) {
-        return settings.withTaskTimeouts(perTask).withDefaultTaskTimeout(fallback);
+    /** Gives {@code settings} these timeouts: the listed tasks' and the default. */
+    WorkerSettings.Builder applyTo(WorkerSettings.Builder settings) {
+        return settings.taskTimeouts(perTask).defaultTaskTimeout(fallback);
     }
 
     /** The text form, for the start-up log: {@code sleep=5s,default=15m}. */
     @Override
     public String toString() {
         StringBuilder out = new StringBuilder();
-        perTask.forEach((task, d) -> out.append(task).append('=').append(text(d)).append(','));
-        return out.append(DEFAULT_KEY).append('=').append(fallback.map(TaskTimeouts::text).orElse("none")).toString();
-    }
-
-    /** The largest whole unit: 2h, 15m, 5s, 1500ms. */
-    private static String text(Duration d) {
-        long ms = d.toMillis();
-        if (ms % 3_600_000 == 0) return ms / 3_600_000 + "h";
-        if (ms % 60_000 == 0) return ms / 60_000 + "m";
-        if (ms % 1_000 == 0) return ms / 1_000 + "s";
-        return ms + "ms";
+        perTask.forEach((task, d) -> out.append(task).append('=').append(ConfigValue.text(d)).append(','));
+        return out.append(DEFAULT_KEY).append('=').append(fallback.map(ConfigValue::text).orElse("none")).toString();
     }
 }

@@ -1,16 +1,17 @@
 package io.jobq.bootstrap;
 
+import static io.jobq.bootstrap.Settings.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.jobq.bootstrap.Settings.InvalidSettingsException;
-import io.jobq.bootstrap.Settings.Key;
 import io.jobq.application.worker.WorkerSettings;
+import io.jobq.bootstrap.Settings.InvalidSettingsException;
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.job.TaskName;
+import io.jobq.domain.lease.WorkerId;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -20,54 +21,78 @@ class SettingsTest {
     @Test
     void defaultsAreTheDocumentedOnes() {
         Settings s = Settings.defaults();
-        assertThat(s.database()).isEmpty();
-        assertThat(s.port()).isEqualTo(8000);
-        assertThat(s.poolSize()).isEqualTo(10);
-        assertThat(s.lease()).isEqualTo(Duration.ofSeconds(30));
-        assertThat(s.effectiveHeartbeat()).isEqualTo(Duration.ofSeconds(10));
-        assertThat(s.pollInterval()).isEqualTo(Duration.ofSeconds(1));
-        assertThat(s.claimBatch()).isEqualTo(10);
-        assertThat(s.concurrency()).isEqualTo(4);
-        assertThat(s.queues()).containsExactly(QueueName.DEFAULT);
-        assertThat(s.gracePeriod()).isEqualTo(Duration.ofSeconds(30));
-        assertThat(s.listen()).isTrue();
-        assertThat(s.maxRequestBytes()).isEqualTo(1_048_576);
-        assertThat(s.logLevel()).isEqualTo("INFO");
-        assertThat(s.metricsPort()).isEmpty();
-        assertThat(s.taskTimeouts().perTask()).isEmpty();
-        assertThat(s.taskTimeouts().fallback()).hasValue(Duration.ofMinutes(15));
-        assertThat(Key.JOBQ_TASK_TIMEOUT.defaultValue()).isEqualTo("default=15m");
-        assertThat(s.selfVacuum()).isTrue();
+        assertThat(s.get(DATABASE_URL)).isEmpty();
+        assertThat(s.get(PORT)).isEqualTo(8000);
+        assertThat(s.get(POOL_SIZE)).isEqualTo(10);
+        assertThat(s.get(LEASE)).isEqualTo(Duration.ofSeconds(30));
+        assertThat(s.get(HEARTBEAT)).isEmpty();
+        assertThat(Roles.workerSettings(s).effectiveHeartbeatInterval()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(s.get(POLL_INTERVAL)).isEqualTo(Duration.ofSeconds(1));
+        assertThat(s.get(CLAIM_BATCH)).isEqualTo(10);
+        assertThat(s.get(CONCURRENCY)).isEqualTo(4);
+        assertThat(s.get(QUEUES)).containsExactly(QueueName.DEFAULT);
+        assertThat(s.get(GRACE_PERIOD)).isEqualTo(Duration.ofSeconds(30));
+        assertThat(s.get(MAINTENANCE_INTERVAL)).isEqualTo(Duration.ofSeconds(1));
+        assertThat(s.get(LISTEN)).isTrue();
+        assertThat(s.get(MAX_REQUEST_BYTES)).isEqualTo(1_048_576);
+        assertThat(s.get(LOG_LEVEL)).isEqualTo("INFO");
+        assertThat(s.get(WORKER_ID)).isEmpty();
+        assertThat(s.get(METRICS_PORT)).isEmpty();
+        assertThat(s.get(TASK_TIMEOUT).perTask()).isEmpty();
+        assertThat(s.get(TASK_TIMEOUT).fallback()).hasValue(Duration.ofMinutes(15));
+        assertThat(TASK_TIMEOUT.defaultText()).isEqualTo("default=15m");
+        assertThat(s.get(SELF_VACUUM)).isTrue();
+    }
+
+    @Test
+    void theLaunchersDefaultsGiveTheWorkerExactlyItsOwnDefaults() {
+        assertThat(Roles.workerSettings(Settings.defaults())).isEqualTo(WorkerSettings.DEFAULTS);
+    }
+
+    @Test
+    void everyVariableAndFlagReachesTheWorkerSettings() {
+        WorkerSettings ws = Roles.workerSettings(Settings.resolve(Map.ofEntries(
+                Map.entry("JOBQ_QUEUES", "a,b"), Map.entry("JOBQ_CONCURRENCY", "7"), Map.entry("JOBQ_CLAIM_BATCH", "3"),
+                Map.entry("JOBQ_LEASE", "9s"), Map.entry("JOBQ_HEARTBEAT", "2s"), Map.entry("JOBQ_POLL_INTERVAL", "300ms"),
+                Map.entry("JOBQ_LISTEN", "false"), Map.entry("JOBQ_MAINTENANCE_INTERVAL", "700ms"),
+                Map.entry("JOBQ_GRACE_PERIOD", "4s"), Map.entry("JOBQ_WORKER_ID", "w1"),
+                Map.entry("JOBQ_TASK_TIMEOUT", "sleep=6s,default=none")), Map.of()));
+        assertThat(ws).isEqualTo(WorkerSettings.builder().queues(QueueName.of("a"), QueueName.of("b")).concurrency(7)
+                .claimBatchSize(3).lease(Duration.ofSeconds(9)).heartbeatInterval(Duration.ofSeconds(2))
+                .pollInterval(Duration.ofMillis(300)).listen(false).maintenanceInterval(Duration.ofMillis(700))
+                .gracePeriod(Duration.ofSeconds(4)).workerId(WorkerId.of("w1"))
+                .taskTimeout(TaskName.of("sleep"), Duration.ofSeconds(6)).defaultTaskTimeout(Optional.empty()).build());
     }
 
     @Test
     void selfVacuumCanBeSwitchedOff() {
-        assertThat(Settings.resolve(Map.of("JOBQ_SELF_VACUUM", "false"), Map.of()).selfVacuum()).isFalse();
-        assertThat(Settings.resolve(Map.of(), Map.of(Key.JOBQ_SELF_VACUUM, "false")).selfVacuum()).isFalse();
+        assertThat(Settings.resolve(Map.of("JOBQ_SELF_VACUUM", "false"), Map.of()).get(SELF_VACUUM)).isFalse();
+        assertThat(Settings.resolve(Map.of(), Map.of(SELF_VACUUM, "false")).get(SELF_VACUUM)).isFalse();
     }
 
     @Test
     void taskTimeoutsNameTasksAndADefaultWhichOtherwiseStaysFifteenMinutes() {
-        Settings s = Settings.resolve(Map.of("JOBQ_TASK_TIMEOUT", "sleep=5s, report=2h ,default=90s"), Map.of());
-        assertThat(s.taskTimeouts().perTask())
+        TaskTimeouts t = Settings.resolve(Map.of("JOBQ_TASK_TIMEOUT", "sleep=5s, report=2h ,default=90s"), Map.of())
+                .get(TASK_TIMEOUT);
+        assertThat(t.perTask())
                 .containsExactly(Map.entry(TaskName.of("sleep"), Duration.ofSeconds(5)),
                         Map.entry(TaskName.of("report"), Duration.ofHours(2)));
-        assertThat(s.taskTimeouts().fallback()).hasValue(Duration.ofSeconds(90));
-        assertThat(s.taskTimeouts()).hasToString("sleep=5s,report=2h,default=90s");
+        assertThat(t.fallback()).hasValue(Duration.ofSeconds(90));
+        assertThat(t).hasToString("sleep=5s,report=2h,default=90s");
 
-        assertThat(Settings.resolve(Map.of(), Map.of(Key.JOBQ_TASK_TIMEOUT, "sleep=500ms")).taskTimeouts().fallback())
+        assertThat(Settings.resolve(Map.of(), Map.of(TASK_TIMEOUT, "sleep=500ms")).get(TASK_TIMEOUT).fallback())
                 .hasValue(Duration.ofMinutes(15));
-        assertThat(Settings.resolve(Map.of(), Map.of(Key.JOBQ_TASK_TIMEOUT, "default=none")).taskTimeouts().fallback())
+        assertThat(Settings.resolve(Map.of(), Map.of(TASK_TIMEOUT, "default=none")).get(TASK_TIMEOUT).fallback())
                 .isEmpty();
     }
 
     @Test
     void taskTimeoutsReachTheWorkerSettings() {
-        TaskTimeouts t = Settings.resolve(Map.of("JOBQ_TASK_TIMEOUT", "sleep=5s,default=1m"), Map.of()).taskTimeouts();
-        WorkerSettings ws = t.applyTo(WorkerSettings.DEFAULTS);
+        TaskTimeouts t = Settings.resolve(Map.of("JOBQ_TASK_TIMEOUT", "sleep=5s,default=1m"), Map.of()).get(TASK_TIMEOUT);
+        WorkerSettings ws = t.applyTo(WorkerSettings.builder()).build();
         assertThat(ws.timeoutFor(TaskName.of("sleep"))).hasValue(Duration.ofSeconds(5));
         assertThat(ws.timeoutFor(TaskName.of("noop"))).hasValue(Duration.ofMinutes(1));
-        assertThat(TaskTimeouts.parse("default=none").applyTo(WorkerSettings.DEFAULTS).timeoutFor(TaskName.of("noop")))
+        assertThat(TaskTimeouts.parse("default=none").applyTo(WorkerSettings.builder()).build().timeoutFor(TaskName.of("noop")))
                 .isEmpty();
     }
 
@@ -85,7 +110,7 @@ class SettingsTest {
             default=1m,default=2m | entry "default=2m": default is given twice
             """)
     void aBadTaskTimeoutEntryIsNamedWithTheFlagAndWhatWasExpected(String value, String message) {
-        assertThatThrownBy(() -> Settings.resolve(Map.of(), Map.of(Key.JOBQ_TASK_TIMEOUT, value)))
+        assertThatThrownBy(() -> Settings.resolve(Map.of(), Map.of(TASK_TIMEOUT, value)))
                 .isInstanceOf(InvalidSettingsException.class)
                 .hasMessageStartingWith("invalid --task-timeout=\"" + value + "\": " + message);
     }
@@ -93,10 +118,10 @@ class SettingsTest {
     @Test
     void flagsOverrideTheEnvironment() {
         Settings s = Settings.resolve(Map.of("PORT", "9000", "JOBQ_LEASE", "2m", "JOBQ_QUEUES", "a, b,a"),
-                Map.of(Key.PORT, "9100"));
-        assertThat(s.port()).isEqualTo(9100);
-        assertThat(s.lease()).isEqualTo(Duration.ofMinutes(2));
-        assertThat(s.queues()).containsExactly(QueueName.of("a"), QueueName.of("b"));
+                Map.of(PORT, "9100"));
+        assertThat(s.get(PORT)).isEqualTo(9100);
+        assertThat(s.get(LEASE)).isEqualTo(Duration.ofMinutes(2));
+        assertThat(s.get(QUEUES)).containsExactly(QueueName.of("a"), QueueName.of("b"));
     }
 
     @ParameterizedTest
@@ -134,7 +159,7 @@ class SettingsTest {
 
     @Test
     void anInvalidFlagIsNamedAsTheFlagAndEveryProblemIsReportedAtOnce() {
-        assertThatThrownBy(() -> Settings.resolve(Map.of("JOBQ_CONCURRENCY", "many"), Map.of(Key.PORT, "-1")))
+        assertThatThrownBy(() -> Settings.resolve(Map.of("JOBQ_CONCURRENCY", "many"), Map.of(PORT, "-1")))
                 .hasMessageContaining("invalid --port=\"-1\"")
                 .hasMessageContaining("invalid JOBQ_CONCURRENCY=\"many\"")
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
@@ -150,14 +175,5 @@ class SettingsTest {
     void theDatabasePasswordIsNeverEchoed() {
         assertThatThrownBy(() -> Settings.resolve(Map.of("DATABASE_URL", "postgres://u:s3cret@"), Map.of()))
                 .hasMessageNotContaining("s3cret");
-    }
-
-    @Test
-    void everyKeyHasAFlagAndADescription() {
-        for (Key k : Key.values()) {
-            assertThat(k.flag()).startsWith("--");
-            assertThat(k.description()).isNotBlank();
-        }
-        assertThat(List.of(Key.values())).hasSize(18);
     }
 }

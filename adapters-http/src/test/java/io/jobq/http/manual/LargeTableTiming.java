@@ -68,7 +68,7 @@ public final class LargeTableTiming {
 
             // metricsMaxAge zero: every scrape queries the store, the worst case
             HttpApi api = HttpApi.create(store, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
-                    HttpSettings.DEFAULTS.withMetricsMaxAge(Duration.ZERO)).start(0);
+                    HttpSettings.builder().metricsMaxAge(Duration.ZERO).build()).start(0);
             HttpClient http = HttpClient.newHttpClient();
             try {
                 for (String path : List.of("/metrics", "/stats")) {

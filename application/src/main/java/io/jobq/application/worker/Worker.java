@@ -192,7 +192,7 @@ public final class Worker implements AutoCloseable {
         public Worker build() {
             if (settings.listen() && wakeups == null) {
                 throw new IllegalArgumentException(
-                        "listen is enabled but no WakeupChannel was given; pass one or use settings.withListen(false)");
+                        "listen is enabled but no WakeupChannel was given; pass one or build the settings with listen(false)");
             }
             return new Worker(this);
         }

@@ -5,16 +5,17 @@ import io.jobq.domain.job.TaskName;
 import io.jobq.domain.lease.WorkerId;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
 /**
- * How a {@link Worker} runs. Start from {@link #DEFAULTS} and change fields with the {@code withX}
- * copies; every copy is validated, and a {@link IllegalArgumentException} lists every problem at
- * once, naming field, limit and value.
+ * How a {@link Worker} runs. Build with {@code WorkerSettings.builder().concurrency(8).build()}, or copy
+ * with {@code settings.toBuilder().lease(…).build()}; fields not set keep the defaults ({@link #DEFAULTS},
+ * documented on each field below). Every build is validated, and a {@link IllegalArgumentException}
+ * lists every problem at once, naming field, limit and value.
  *
  * @param queues the queues to claim from, 1 or more, distinct, in no particular priority (the store
  *     orders across them by fair start tag). Default: [default].
@@ -84,23 +85,17 @@ public record WorkerSettings(
      */
     public static final Duration DEFAULT_TASK_TIMEOUT = Duration.ofMinutes(15);
 
-    /** The production defaults, documented on each field. */
-    public static final WorkerSettings DEFAULTS = new WorkerSettings(
-            List.of(QueueName.DEFAULT), 4, 10, Duration.ofSeconds(30), Optional.empty(), Duration.ofSeconds(1),
-            true, true, Duration.ofSeconds(1), 1000, Duration.ofSeconds(30), Map.of(),
-            Optional.of(DEFAULT_TASK_TIMEOUT), Optional.empty(), Duration.ofSeconds(5));
+    /** The production defaults, documented on each field: {@code builder().build()}. */
+    public static final WorkerSettings DEFAULTS = builder().build();
 
-    /**
-     * The shape before {@code defaultTaskTimeout} existed, kept for callers that build settings field by
-     * field: tasks absent from {@code taskTimeouts} get no timeout, as they did then.
-     */
-    public WorkerSettings(List<QueueName> queues, int concurrency, int claimBatchSize, Duration lease,
-            Optional<Duration> heartbeatInterval, Duration pollInterval, boolean listen, boolean maintenanceEnabled,
-            Duration maintenanceInterval, int maintenanceBatchLimit, Duration gracePeriod,
-            Map<TaskName, Duration> taskTimeouts, Optional<WorkerId> workerId, Duration outageBackoffCap) {
-        this(queues, concurrency, claimBatchSize, lease, heartbeatInterval, pollInterval, listen, maintenanceEnabled,
-                maintenanceInterval, maintenanceBatchLimit, gracePeriod, taskTimeouts, Optional.empty(), workerId,
-                outageBackoffCap);
+    /** A builder holding the defaults; see {@link Builder}. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder holding these settings, to build a copy that differs in a few fields. */
+    public Builder toBuilder() {
+        return new Builder(this);
     }
 
     /** @throws IllegalArgumentException listing every invalid field, with its limit and value */
@@ -167,106 +162,166 @@ public record WorkerSettings(
         return own != null ? Optional.of(own) : defaultTaskTimeout;
     }
 
-    public WorkerSettings withQueues(List<QueueName> newQueues) {
-        return new WorkerSettings(newQueues, concurrency, claimBatchSize, lease, heartbeatInterval, pollInterval,
-                listen, maintenanceEnabled, maintenanceInterval, maintenanceBatchLimit, gracePeriod, taskTimeouts,
-                defaultTaskTimeout, workerId, outageBackoffCap);
-    }
+    /**
+     * Collects settings field by field; {@link #build()} validates them together, so fields may be set
+     * in any order (a shorter lease and a shorter heartbeat, say) and every problem is reported at once.
+     * A new builder holds the defaults: its initial values are the one place they are written. Not
+     * thread-safe; reusable: each {@code build()} makes an independent {@link WorkerSettings}.
+     */
+    public static final class Builder {
+        private List<QueueName> queues = List.of(QueueName.DEFAULT);
+        private int concurrency = 4;
+        private int claimBatchSize = 10;
+        private Duration lease = Duration.ofSeconds(30);
+        private Optional<Duration> heartbeatInterval = Optional.empty();
+        private Duration pollInterval = Duration.ofSeconds(1);
+        private boolean listen = true;
+        private boolean maintenanceEnabled = true;
+        private Duration maintenanceInterval = Duration.ofSeconds(1);
+        private int maintenanceBatchLimit = 1000;
+        private Duration gracePeriod = Duration.ofSeconds(30);
+        private Map<TaskName, Duration> taskTimeouts = new LinkedHashMap<>();
+        private Optional<Duration> defaultTaskTimeout = Optional.of(DEFAULT_TASK_TIMEOUT);
+        private Optional<WorkerId> workerId = Optional.empty();
+        private Duration outageBackoffCap = Duration.ofSeconds(5);
 
-    public WorkerSettings withQueues(QueueName... newQueues) {
-        return withQueues(List.of(newQueues));
-    }
+        private Builder() {}
 
-    public WorkerSettings withConcurrency(int newConcurrency) {
-        return new WorkerSettings(queues, newConcurrency, claimBatchSize, lease, heartbeatInterval, pollInterval,
-                listen, maintenanceEnabled, maintenanceInterval, maintenanceBatchLimit, gracePeriod, taskTimeouts,
-                defaultTaskTimeout, workerId, outageBackoffCap);
-    }
+        private Builder(WorkerSettings from) {
+            queues = from.queues;
+            concurrency = from.concurrency;
+            claimBatchSize = from.claimBatchSize;
+            lease = from.lease;
+            heartbeatInterval = from.heartbeatInterval;
+            pollInterval = from.pollInterval;
+            listen = from.listen;
+            maintenanceEnabled = from.maintenanceEnabled;
+            maintenanceInterval = from.maintenanceInterval;
+            maintenanceBatchLimit = from.maintenanceBatchLimit;
+            gracePeriod = from.gracePeriod;
+            taskTimeouts = new LinkedHashMap<>(from.taskTimeouts);
+            defaultTaskTimeout = from.defaultTaskTimeout;
+            workerId = from.workerId;
+            outageBackoffCap = from.outageBackoffCap;
+        }
 
-    public WorkerSettings withClaimBatchSize(int newClaimBatchSize) {
-        return new WorkerSettings(queues, concurrency, newClaimBatchSize, lease, heartbeatInterval, pollInterval,
-                listen, maintenanceEnabled, maintenanceInterval, maintenanceBatchLimit, gracePeriod, taskTimeouts,
-                defaultTaskTimeout, workerId, outageBackoffCap);
-    }
+        /** The queues to claim from: 1 or more, distinct. */
+        public Builder queues(List<QueueName> value) {
+            queues = value;
+            return this;
+        }
 
-    /** A copy with another lease; an unset heartbeat interval follows it ({@code newLease / 3}). */
-    public WorkerSettings withLease(Duration newLease) {
-        return new WorkerSettings(queues, concurrency, claimBatchSize, newLease, heartbeatInterval, pollInterval,
-                listen, maintenanceEnabled, maintenanceInterval, maintenanceBatchLimit, gracePeriod, taskTimeouts,
-                defaultTaskTimeout, workerId, outageBackoffCap);
-    }
+        /** The queues to claim from, as arguments: {@code queues(QueueName.of("mail"), QueueName.of("reports"))}. */
+        public Builder queues(QueueName... value) {
+            return queues(List.of(value));
+        }
 
-    public WorkerSettings withHeartbeatInterval(Duration newHeartbeatInterval) {
-        return new WorkerSettings(queues, concurrency, claimBatchSize, lease, Optional.of(newHeartbeatInterval),
-                pollInterval, listen, maintenanceEnabled, maintenanceInterval, maintenanceBatchLimit, gracePeriod,
-                taskTimeouts, defaultTaskTimeout, workerId, outageBackoffCap);
-    }
+        /** Execution slots, 1..{@value WorkerSettings#MAX_CONCURRENCY}: how many jobs run at once. */
+        public Builder concurrency(int value) {
+            concurrency = value;
+            return this;
+        }
 
-    public WorkerSettings withPollInterval(Duration newPollInterval) {
-        return new WorkerSettings(queues, concurrency, claimBatchSize, lease, heartbeatInterval, newPollInterval,
-                listen, maintenanceEnabled, maintenanceInterval, maintenanceBatchLimit, gracePeriod, taskTimeouts,
-                defaultTaskTimeout, workerId, outageBackoffCap);
-    }
+        /** Most jobs one claim takes, 1..{@value WorkerSettings#MAX_CONCURRENCY}; a claim never asks for more than the free slots. */
+        public Builder claimBatchSize(int value) {
+            claimBatchSize = value;
+            return this;
+        }
 
-    public WorkerSettings withListen(boolean newListen) {
-        return new WorkerSettings(queues, concurrency, claimBatchSize, lease, heartbeatInterval, pollInterval,
-                newListen, maintenanceEnabled, maintenanceInterval, maintenanceBatchLimit, gracePeriod, taskTimeouts,
-                defaultTaskTimeout, workerId, outageBackoffCap);
-    }
+        /** How long a claim or heartbeat leases a job, at least {@link WorkerSettings#MIN_LEASE}; an unset heartbeat interval follows it. */
+        public Builder lease(Duration value) {
+            lease = value;
+            return this;
+        }
 
-    public WorkerSettings withMaintenanceEnabled(boolean newMaintenanceEnabled) {
-        return new WorkerSettings(queues, concurrency, claimBatchSize, lease, heartbeatInterval, pollInterval,
-                listen, newMaintenanceEnabled, maintenanceInterval, maintenanceBatchLimit, gracePeriod, taskTimeouts,
-                defaultTaskTimeout, workerId, outageBackoffCap);
-    }
+        /** How often one heartbeat extends every in-hand lease; shorter than the lease. */
+        public Builder heartbeatInterval(Duration value) {
+            return heartbeatInterval(Optional.of(value));
+        }
 
-    public WorkerSettings withMaintenanceInterval(Duration newMaintenanceInterval) {
-        return new WorkerSettings(queues, concurrency, claimBatchSize, lease, heartbeatInterval, pollInterval,
-                listen, maintenanceEnabled, newMaintenanceInterval, maintenanceBatchLimit, gracePeriod, taskTimeouts,
-                defaultTaskTimeout, workerId, outageBackoffCap);
-    }
+        /** The heartbeat interval, or empty for {@code lease / 3}. */
+        public Builder heartbeatInterval(Optional<Duration> value) {
+            heartbeatInterval = value;
+            return this;
+        }
 
-    public WorkerSettings withMaintenanceBatchLimit(int newMaintenanceBatchLimit) {
-        return new WorkerSettings(queues, concurrency, claimBatchSize, lease, heartbeatInterval, pollInterval,
-                listen, maintenanceEnabled, maintenanceInterval, newMaintenanceBatchLimit, gracePeriod, taskTimeouts,
-                defaultTaskTimeout, workerId, outageBackoffCap);
-    }
+        /** The longest an idle worker waits before claiming again without a wake-up; positive. */
+        public Builder pollInterval(Duration value) {
+            pollInterval = value;
+            return this;
+        }
 
-    public WorkerSettings withGracePeriod(Duration newGracePeriod) {
-        return new WorkerSettings(queues, concurrency, claimBatchSize, lease, heartbeatInterval, pollInterval,
-                listen, maintenanceEnabled, maintenanceInterval, maintenanceBatchLimit, newGracePeriod, taskTimeouts,
-                defaultTaskTimeout, workerId, outageBackoffCap);
-    }
+        /** The value of {@link WorkerSettings#listen()}: false is polling-only mode. */
+        public Builder listen(boolean value) {
+            listen = value;
+            return this;
+        }
 
-    public WorkerSettings withTaskTimeouts(Map<TaskName, Duration> newTaskTimeouts) {
-        return new WorkerSettings(queues, concurrency, claimBatchSize, lease, heartbeatInterval, pollInterval,
-                listen, maintenanceEnabled, maintenanceInterval, maintenanceBatchLimit, gracePeriod, newTaskTimeouts,
-                defaultTaskTimeout, workerId, outageBackoffCap);
-    }
+        /** The value of {@link WorkerSettings#maintenanceEnabled()}. */
+        public Builder maintenanceEnabled(boolean value) {
+            maintenanceEnabled = value;
+            return this;
+        }
 
-    /** A copy with {@code task}'s timeout set (replacing any earlier one) and the others kept. */
-    public WorkerSettings withTaskTimeout(TaskName task, Duration timeout) {
-        Map<TaskName, Duration> copy = new HashMap<>(taskTimeouts);
-        copy.put(Objects.requireNonNull(task, "task"), Objects.requireNonNull(timeout, "timeout"));
-        return withTaskTimeouts(copy);
-    }
+        /** The mean period of reaping and promotion (jittered ±20%); positive. */
+        public Builder maintenanceInterval(Duration value) {
+            maintenanceInterval = value;
+            return this;
+        }
 
-    /** A copy with another timeout for tasks not in {@link #taskTimeouts}; empty: no timeout for them. */
-    public WorkerSettings withDefaultTaskTimeout(Optional<Duration> newDefaultTaskTimeout) {
-        return new WorkerSettings(queues, concurrency, claimBatchSize, lease, heartbeatInterval, pollInterval,
-                listen, maintenanceEnabled, maintenanceInterval, maintenanceBatchLimit, gracePeriod, taskTimeouts,
-                newDefaultTaskTimeout, workerId, outageBackoffCap);
-    }
+        /** Most jobs one reap or promote statement touches, 1..{@value WorkerSettings#MAX_MAINTENANCE_BATCH}. */
+        public Builder maintenanceBatchLimit(int value) {
+            maintenanceBatchLimit = value;
+            return this;
+        }
 
-    public WorkerSettings withWorkerId(WorkerId newWorkerId) {
-        return new WorkerSettings(queues, concurrency, claimBatchSize, lease, heartbeatInterval, pollInterval,
-                listen, maintenanceEnabled, maintenanceInterval, maintenanceBatchLimit, gracePeriod, taskTimeouts,
-                defaultTaskTimeout, Optional.of(newWorkerId), outageBackoffCap);
-    }
+        /** How long {@link Worker#close()} waits for in-hand jobs; zero abandons them to their leases. */
+        public Builder gracePeriod(Duration value) {
+            gracePeriod = value;
+            return this;
+        }
 
-    public WorkerSettings withOutageBackoffCap(Duration newOutageBackoffCap) {
-        return new WorkerSettings(queues, concurrency, claimBatchSize, lease, heartbeatInterval, pollInterval,
-                listen, maintenanceEnabled, maintenanceInterval, maintenanceBatchLimit, gracePeriod, taskTimeouts,
-                defaultTaskTimeout, workerId, newOutageBackoffCap);
+        /** Replaces every task's own timeout with {@code value}'s. */
+        public Builder taskTimeouts(Map<TaskName, Duration> value) {
+            taskTimeouts = new LinkedHashMap<>(Objects.requireNonNull(value, "taskTimeouts"));
+            return this;
+        }
+
+        /** Sets {@code task}'s own timeout (replacing an earlier one), keeping the other tasks'. */
+        public Builder taskTimeout(TaskName task, Duration timeout) {
+            taskTimeouts.put(Objects.requireNonNull(task, "task"), Objects.requireNonNull(timeout, "timeout"));
+            return this;
+        }
+
+        /** The timeout of tasks without their own; empty: no timeout for them. */
+        public Builder defaultTaskTimeout(Optional<Duration> value) {
+            defaultTaskTimeout = value;
+            return this;
+        }
+
+        /** The lease owner's name; without one, {@code <host>-<pid>-<4 hex>}. */
+        public Builder workerId(WorkerId value) {
+            return workerId(Optional.of(value));
+        }
+
+        /** The lease owner's name, or empty for one generated per worker instance. */
+        public Builder workerId(Optional<WorkerId> value) {
+            workerId = value;
+            return this;
+        }
+
+        /** The longest pause between attempts while the store is unavailable; at least
+         * {@link WorkerSettings#MIN_OUTAGE_BACKOFF}. */
+        public Builder outageBackoffCap(Duration value) {
+            outageBackoffCap = value;
+            return this;
+        }
+
+        /** @throws IllegalArgumentException listing every invalid field, with its limit and value */
+        public WorkerSettings build() {
+            return new WorkerSettings(queues, concurrency, claimBatchSize, lease, heartbeatInterval, pollInterval, listen,
+                    maintenanceEnabled, maintenanceInterval, maintenanceBatchLimit, gracePeriod, taskTimeouts,
+                    defaultTaskTimeout, workerId, outageBackoffCap);
+        }
     }
 }

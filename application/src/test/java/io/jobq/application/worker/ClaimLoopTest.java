@@ -45,8 +45,8 @@ class ClaimLoopTest extends WorkerFixture {
 
     @Test
     void inPollingOnlyModeTheFallbackPollFindsWork() {
-        Worker worker = Worker.builder(store, handlers).settings(FAST.withListen(false)
-                .withPollInterval(Duration.ofMillis(100))).clock(clock).listener(events).build();
+        Worker worker = Worker.builder(store, handlers).settings(FAST.toBuilder().listen(false)
+                .pollInterval(Duration.ofMillis(100)).build()).clock(clock).listener(events).build();
         workers.add(worker);
         worker.start();
         Await.until(SOON, "the first (empty) claim", () -> store.calls("claim") >= 1);
@@ -59,7 +59,7 @@ class ClaimLoopTest extends WorkerFixture {
     @Test
     void eachClaimAsksForAtMostTheFreeSlots() {
         for (int i = 0; i < 10; i++) enqueue("block", "{}");
-        start(FAST.withConcurrency(4).withClaimBatchSize(10));
+        start(FAST.toBuilder().concurrency(4).claimBatchSize(10).build());
         Await.until(SOON, "4 jobs running", () -> blocking.invocations.get() == 4);
 
         // Slots are full: however often it is woken, the worker claims no more.
@@ -74,7 +74,7 @@ class ClaimLoopTest extends WorkerFixture {
     @Test
     void aBatchSmallerThanTheFreeSlotsIsTakenInSeveralClaims() {
         for (int i = 0; i < 8; i++) enqueue("block", "{}");
-        start(FAST.withConcurrency(8).withClaimBatchSize(3));
+        start(FAST.toBuilder().concurrency(8).claimBatchSize(3).build());
         Await.until(SOON, "8 jobs running", () -> blocking.invocations.get() == 8);
 
         assertThat(events.claims).extracting(List::size).containsExactly(3, 3, 2);
@@ -84,7 +84,7 @@ class ClaimLoopTest extends WorkerFixture {
     void aWorkerSurvivesAnOutageAndFinishesJobsAfterwards() {
         JobId id = enqueue("noop", "{}");
         store.setAvailable(false);
-        Worker worker = start(FAST.withOutageBackoffCap(Duration.ofMillis(400)));
+        Worker worker = start(FAST.toBuilder().outageBackoffCap(Duration.ofMillis(400)).build());
 
         Await.until(SOON, "three failed claims", () -> events.storeErrors("claim") >= 3);
         Await.until(SOON, "a failed maintenance pass", () -> events.maintenanceErrors.get() >= 1);
@@ -100,7 +100,7 @@ class ClaimLoopTest extends WorkerFixture {
     @Test
     void aClaimOutageBacksOffInsteadOfSpinning() {
         store.setAvailable(false);
-        start(FAST.withOutageBackoffCap(Duration.ofMillis(800)));
+        start(FAST.toBuilder().outageBackoffCap(Duration.ofMillis(800)).build());
         // The claim loop's calls: its claims, and first the look-up of runs leased to it (ClaimLoop), which
         // backs off the same way. Counted from the first try, so a claim thread that starts late does not
         // shorten the window.
@@ -140,7 +140,7 @@ class ClaimLoopTest extends WorkerFixture {
         assertThat(store.claim(new ClaimRequest(List.of(QueueName.DEFAULT), WORKER, 1, Duration.ofSeconds(30)))).hasSize(1);
         JobId lost = enqueue("noop", "{}");
         store.loseNextAnswer("claim");
-        start(FAST.withMaintenanceEnabled(false));
+        start(FAST.toBuilder().maintenanceEnabled(false).build());
 
         awaitState(lost, JobState.DONE);
         Job left = store.require(earlier);

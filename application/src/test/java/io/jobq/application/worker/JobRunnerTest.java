@@ -148,7 +148,7 @@ class JobRunnerTest extends WorkerFixture {
     void aTaskTimeoutInterruptsTheHandlerAndFailsTheJobRetryably() {
         JobId id = enqueue("sleep", "{\"ms\": 20000}");
         long started = System.nanoTime();
-        start(FAST.withTaskTimeout(TaskName.of("sleep"), Duration.ofMillis(200)));
+        start(FAST.toBuilder().taskTimeout(TaskName.of("sleep"), Duration.ofMillis(200)).build());
 
         Job failed = awaitState(id, JobState.SCHEDULED);
         assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
@@ -159,7 +159,7 @@ class JobRunnerTest extends WorkerFixture {
     @Test
     void aTimeoutOnlyAppliesToItsOwnTask() {
         JobId id = enqueue("sleep", "{\"ms\": 300}");
-        start(FAST.withTaskTimeout(TaskName.of("block"), Duration.ofMillis(100)));
+        start(FAST.toBuilder().taskTimeout(TaskName.of("block"), Duration.ofMillis(100)).build());
 
         assertThat(awaitState(id, JobState.DONE).lastError()).isEmpty();
     }
@@ -167,7 +167,7 @@ class JobRunnerTest extends WorkerFixture {
     @Test
     void theDefaultTimeoutAppliesToTasksWithoutTheirOwn() {
         JobId id = enqueue("sleep", "{\"ms\": 20000}");
-        start(FAST.withDefaultTaskTimeout(Optional.of(Duration.ofMillis(200))));
+        start(FAST.toBuilder().defaultTaskTimeout(Optional.of(Duration.ofMillis(200))).build());
 
         Job failed = awaitState(id, JobState.SCHEDULED);
         assertThat(failed.attempts()).isEqualTo(1);
@@ -177,8 +177,8 @@ class JobRunnerTest extends WorkerFixture {
     @Test
     void aTasksOwnTimeoutOverridesTheDefault() {
         JobId id = enqueue("sleep", "{\"ms\": 300}");
-        start(FAST.withDefaultTaskTimeout(Optional.of(Duration.ofMillis(100)))
-                .withTaskTimeout(TaskName.of("sleep"), Duration.ofSeconds(20)));
+        start(FAST.toBuilder().defaultTaskTimeout(Optional.of(Duration.ofMillis(100)))
+                .taskTimeout(TaskName.of("sleep"), Duration.ofSeconds(20)).build());
 
         assertThat(awaitState(id, JobState.DONE).lastError()).isEmpty();
     }
@@ -186,8 +186,8 @@ class JobRunnerTest extends WorkerFixture {
     /** A handler that ignores its timeout's interrupt must not hold its slot, or its lease, forever. */
     @Nested
     class HungHandlers {
-        static final WorkerSettings ONE_SLOT = FAST.withConcurrency(1)
-                .withTaskTimeout(TaskName.of("stubborn"), Duration.ofMillis(200));
+        static final WorkerSettings ONE_SLOT = FAST.toBuilder().concurrency(1)
+                .taskTimeout(TaskName.of("stubborn"), Duration.ofMillis(200)).build();
 
         @Test
         void itsRunIsFailedRetryablyAndItsSlotFreedWhileItStillRunsSoTheNextJobsRun() {

@@ -23,7 +23,7 @@ class LeaseKeeperTest extends WorkerFixture {
     @CsvSource({"50, false", "29000, true"})
     void heartbeatsKeepARunningJobsLeaseAlive(long heartbeatMs, boolean expectReaped) {
         JobId id = enqueue("block", "{}");
-        start(FAST.withMaintenanceEnabled(false).withHeartbeatInterval(Duration.ofMillis(heartbeatMs)));
+        start(FAST.toBuilder().maintenanceEnabled(false).heartbeatInterval(Duration.ofMillis(heartbeatMs)).build());
         Await.until(SOON, "the job running", () -> blocking.invocations.get() == 1);
 
         clock.advance(Duration.ofSeconds(20));
@@ -53,7 +53,7 @@ class LeaseKeeperTest extends WorkerFixture {
     void aLostLeaseCancelsTheContextAndDiscardsTheOutcome() {
         blocking.stopWhenCancelled = true;
         JobId id = enqueue("block", "{}");
-        start(FAST.withMaintenanceEnabled(false));
+        start(FAST.toBuilder().maintenanceEnabled(false).build());
         Await.until(SOON, "the job running", () -> blocking.invocations.get() == 1);
 
         // Expire and reap in one step, so no heartbeat can slip in between and rescue the lease.
@@ -85,7 +85,7 @@ class LeaseKeeperTest extends WorkerFixture {
     @Test
     void aStoreOutageLongerThanTheLeaseFlagsTheLeaseAsInJeopardy() {
         JobId id = enqueue("block", "{}");
-        start(FAST.withMaintenanceEnabled(false).withLease(Duration.ofSeconds(1)).withHeartbeatInterval(Duration.ofMillis(100)));
+        start(FAST.toBuilder().maintenanceEnabled(false).lease(Duration.ofSeconds(1)).heartbeatInterval(Duration.ofMillis(100)).build());
         Await.until(SOON, "the job running", () -> blocking.invocations.get() == 1);
         Await.until(SOON, "a heartbeat applied", () -> !events.heartbeats.isEmpty());
 
@@ -110,7 +110,7 @@ class LeaseKeeperTest extends WorkerFixture {
     @Test
     void aHeartbeatThatHangsLongerThanTheLeaseFlagsTheLeaseToo() throws InterruptedException {
         JobId id = enqueue("block", "{}");
-        start(FAST.withMaintenanceEnabled(false).withLease(Duration.ofSeconds(1)).withHeartbeatInterval(Duration.ofMillis(100)));
+        start(FAST.toBuilder().maintenanceEnabled(false).lease(Duration.ofSeconds(1)).heartbeatInterval(Duration.ofMillis(100)).build());
         Await.until(SOON, "the job running", () -> blocking.invocations.get() == 1);
         Await.until(SOON, "a heartbeat applied", () -> !events.heartbeats.isEmpty());
         JobContext ctx = blocking.contexts.getFirst();
@@ -131,7 +131,7 @@ class LeaseKeeperTest extends WorkerFixture {
     @Test
     void aStoreOutageShorterThanTheLeaseFlagsNothing() {
         JobId id = enqueue("block", "{}");
-        start(FAST.withMaintenanceEnabled(false).withLease(Duration.ofSeconds(5)).withHeartbeatInterval(Duration.ofMillis(100)));
+        start(FAST.toBuilder().maintenanceEnabled(false).lease(Duration.ofSeconds(5)).heartbeatInterval(Duration.ofMillis(100)).build());
         Await.until(SOON, "the job running", () -> blocking.invocations.get() == 1);
         Await.until(SOON, "a heartbeat applied", () -> !events.heartbeats.isEmpty());
 

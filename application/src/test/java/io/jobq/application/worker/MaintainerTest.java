@@ -25,7 +25,7 @@ class MaintainerTest extends WorkerFixture {
     void aWorkerDoesNotReapItsOwnRunWhileItsHeartbeatsAreFailingAndKeepsItOnceTheyResume() {
         Duration lease = Duration.ofMillis(300);
         JobId id = enqueue("block", "{}");
-        start(FAST.withLease(lease).withHeartbeatInterval(Duration.ofMillis(50)));
+        start(FAST.toBuilder().lease(lease).heartbeatInterval(Duration.ofMillis(50)).build());
         Await.until(SOON, "the job running", () -> blocking.invocations.get() == 1);
 
         store.setAvailable("heartbeat", false);

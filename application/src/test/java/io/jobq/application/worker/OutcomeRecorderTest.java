@@ -20,7 +20,7 @@ class OutcomeRecorderTest extends WorkerFixture {
         // The stale-worker case (R02): reaped and re-claimed by another worker before the handler
         // returns, and no heartbeat ran in between to notice.
         JobId id = enqueue("block", "{}");
-        start(FAST.withMaintenanceEnabled(false).withHeartbeatInterval(Duration.ofSeconds(29)));
+        start(FAST.toBuilder().maintenanceEnabled(false).heartbeatInterval(Duration.ofSeconds(29)).build());
         Await.until(SOON, "the job running", () -> blocking.invocations.get() == 1);
         store.atomically(() -> {
             clock.advance(Duration.ofSeconds(31));
@@ -66,7 +66,7 @@ class OutcomeRecorderTest extends WorkerFixture {
             return Optional.empty();
         });
         JobId id = enqueue("doomed", "{}");
-        start(FAST.withMaintenanceEnabled(false));
+        start(FAST.toBuilder().maintenanceEnabled(false).build());
 
         Await.until(SOON, "the discard", () -> !events.discards.isEmpty());
         store.setAvailable(true);

@@ -118,7 +118,7 @@ class WorkerErrorsTest {
         @Test
         void theHeartbeatSurvivesAnErrorFromTheStore() {
             JobId id = enqueue("block", "{}");
-            start(FAST.withMaintenanceEnabled(false));
+            start(FAST.toBuilder().maintenanceEnabled(false).build());
             Await.until(SOON, "the job running", () -> blocking.invocations.get() == 1);
             store.throwOnNextCall("heartbeat", new AssertionError("store bug"));
 
@@ -261,7 +261,7 @@ class WorkerErrorsTest {
             JobId before = enqueue("noop", "{}");
             JobId poison = enqueue("noop", "{\"explode\": \"oom\"}");
             JobId after = enqueue("noop", "{}");
-            Worker worker = start(FAST.withConcurrency(3).withClaimBatchSize(3), events, explodingMapper());
+            Worker worker = start(FAST.toBuilder().concurrency(3).claimBatchSize(3).build(), events, explodingMapper());
 
             awaitState(before, JobState.DONE);
             awaitState(after, JobState.DONE);

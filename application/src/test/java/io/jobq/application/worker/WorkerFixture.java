@@ -45,12 +45,12 @@ abstract class WorkerFixture {
      * Short worker-side timings; the fallback poll is a long 60 s so that only wake-ups, freed slots
      * and promotions start a claim, and a broken wake-up path shows as a timeout.
      */
-    static final WorkerSettings FAST = WorkerSettings.DEFAULTS
-            .withWorkerId(WORKER)
-            .withPollInterval(Duration.ofSeconds(60))
-            .withHeartbeatInterval(Duration.ofMillis(50))
-            .withMaintenanceInterval(Duration.ofMillis(50))
-            .withGracePeriod(Duration.ofSeconds(5));
+    static final WorkerSettings FAST = WorkerSettings.DEFAULTS.toBuilder()
+            .workerId(WORKER)
+            .pollInterval(Duration.ofSeconds(60))
+            .heartbeatInterval(Duration.ofMillis(50))
+            .maintenanceInterval(Duration.ofMillis(50))
+            .gracePeriod(Duration.ofSeconds(5)).build();
 
     ManualClock clock;
     InMemoryJobStore store;

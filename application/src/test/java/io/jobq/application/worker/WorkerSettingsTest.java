@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.job.TaskName;
+import io.jobq.domain.lease.WorkerId;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class WorkerSettingsTest {
@@ -35,30 +37,31 @@ class WorkerSettingsTest {
 
     @Test
     void anUnsetHeartbeatFollowsTheLease() {
-        assertThat(WorkerSettings.DEFAULTS.withLease(Duration.ofSeconds(2)).effectiveHeartbeatInterval())
+        assertThat(WorkerSettings.builder().lease(Duration.ofSeconds(2)).build().effectiveHeartbeatInterval())
                 .isEqualTo(Duration.ofNanos(666_666_666));
     }
 
     @Test
     void anExplicitHeartbeatIsKept() {
-        WorkerSettings s = WorkerSettings.DEFAULTS.withHeartbeatInterval(Duration.ofSeconds(5))
-                .withLease(Duration.ofSeconds(60));
+        WorkerSettings s = WorkerSettings.builder().heartbeatInterval(Duration.ofSeconds(5))
+                .lease(Duration.ofSeconds(60)).build();
         assertThat(s.effectiveHeartbeatInterval()).isEqualTo(Duration.ofSeconds(5));
     }
 
     @Test
     void theHeartbeatMustBeShorterThanTheLease() {
-        assertThatThrownBy(() -> WorkerSettings.DEFAULTS.withHeartbeatInterval(Duration.ofSeconds(30)))
+        assertThatThrownBy(() -> WorkerSettings.builder().heartbeatInterval(Duration.ofSeconds(30)).build())
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("heartbeatInterval must be shorter than lease (PT30S), was PT30S");
     }
 
     @Test
     void everyProblemIsReportedAtOnce() {
-        assertThatThrownBy(() -> new WorkerSettings(List.of(), 0, 1001, Duration.ofMillis(10),
-                java.util.Optional.of(Duration.ZERO), Duration.ZERO, true, true, Duration.ofSeconds(-1), 0,
-                Duration.ofSeconds(-1), Map.of(TaskName.of("sleep"), Duration.ZERO),
-                java.util.Optional.of(Duration.ofSeconds(-5)), java.util.Optional.empty(), Duration.ofMillis(1)))
+        assertThatThrownBy(() -> WorkerSettings.builder().queues(List.of()).concurrency(0).claimBatchSize(1001)
+                .lease(Duration.ofMillis(10)).heartbeatInterval(Duration.ZERO).pollInterval(Duration.ZERO)
+                .maintenanceInterval(Duration.ofSeconds(-1)).maintenanceBatchLimit(0).gracePeriod(Duration.ofSeconds(-1))
+                .taskTimeout(TaskName.of("sleep"), Duration.ZERO).defaultTaskTimeout(Optional.of(Duration.ofSeconds(-5)))
+                .outageBackoffCap(Duration.ofMillis(1)).build())
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContainingAll(
                         "queues must name at least one queue",
@@ -77,20 +80,20 @@ class WorkerSettingsTest {
 
     @Test
     void queuesMustBeDistinct() {
-        assertThatThrownBy(() -> WorkerSettings.DEFAULTS.withQueues(QueueName.of("a"), QueueName.of("a")))
+        assertThatThrownBy(() -> WorkerSettings.builder().queues(QueueName.of("a"), QueueName.of("a")).build())
                 .hasMessageContaining("queues must be distinct, was [a, a]");
     }
 
     @Test
     void aZeroGracePeriodIsAllowed() {
-        assertThat(WorkerSettings.DEFAULTS.withGracePeriod(Duration.ZERO).gracePeriod()).isZero();
+        assertThat(WorkerSettings.builder().gracePeriod(Duration.ZERO).build().gracePeriod()).isZero();
     }
 
     @Test
     void taskTimeoutsAccumulate() {
-        WorkerSettings s = WorkerSettings.DEFAULTS
-                .withTaskTimeout(TaskName.of("sleep"), Duration.ofSeconds(1))
-                .withTaskTimeout(TaskName.of("fail"), Duration.ofSeconds(2));
+        WorkerSettings s = WorkerSettings.builder()
+                .taskTimeout(TaskName.of("sleep"), Duration.ofSeconds(1))
+                .taskTimeout(TaskName.of("fail"), Duration.ofSeconds(2)).build();
 
         assertThat(s.timeoutFor(TaskName.of("sleep"))).hasValue(Duration.ofSeconds(1));
         assertThat(s.timeoutFor(TaskName.of("fail"))).hasValue(Duration.ofSeconds(2));
@@ -99,34 +102,57 @@ class WorkerSettingsTest {
 
     @Test
     void aTaskWithoutItsOwnTimeoutGetsTheDefaultOneOrNoneWhenTheDefaultIsRemoved() {
-        WorkerSettings s = WorkerSettings.DEFAULTS.withTaskTimeout(TaskName.of("sleep"), Duration.ofHours(2))
-                .withDefaultTaskTimeout(java.util.Optional.of(Duration.ofSeconds(90)));
+        WorkerSettings s = WorkerSettings.builder().taskTimeout(TaskName.of("sleep"), Duration.ofHours(2))
+                .defaultTaskTimeout(Optional.of(Duration.ofSeconds(90))).build();
         assertThat(s.timeoutFor(TaskName.of("sleep"))).hasValue(Duration.ofHours(2));
         assertThat(s.timeoutFor(TaskName.of("noop"))).hasValue(Duration.ofSeconds(90));
 
-        WorkerSettings unbounded = s.withDefaultTaskTimeout(java.util.Optional.empty());
+        WorkerSettings unbounded = s.toBuilder().defaultTaskTimeout(Optional.empty()).build();
         assertThat(unbounded.timeoutFor(TaskName.of("noop"))).isEmpty();
         assertThat(unbounded.timeoutFor(TaskName.of("sleep"))).hasValue(Duration.ofHours(2));
     }
 
     @Test
-    void theConstructorWithoutADefaultTimeoutKeepsItsOldMeaningOfNoTimeout() {
-        WorkerSettings d = WorkerSettings.DEFAULTS;
-        WorkerSettings old = new WorkerSettings(d.queues(), 4, 10, d.lease(), d.heartbeatInterval(), d.pollInterval(),
-                true, true, d.maintenanceInterval(), 1000, d.gracePeriod(), Map.of(), d.workerId(), d.outageBackoffCap());
-        assertThat(old.defaultTaskTimeout()).isEmpty();
-        assertThat(old).isEqualTo(d.withDefaultTaskTimeout(java.util.Optional.empty()));
+    void aBuilderChangesOnlyTheFieldsItIsGiven() {
+        WorkerSettings s = WorkerSettings.builder().concurrency(16).build();
+        assertThat(s).isEqualTo(new WorkerSettings(s.queues(), 16, 10, Duration.ofSeconds(30), Optional.empty(),
+                Duration.ofSeconds(1), true, true, Duration.ofSeconds(1), 1000, Duration.ofSeconds(30), Map.of(),
+                Optional.of(Duration.ofMinutes(15)), Optional.empty(), Duration.ofSeconds(5)));
+        assertThat(WorkerSettings.builder().listen(false).build().listen()).isFalse();
+        assertThat(WorkerSettings.builder().maintenanceEnabled(false).build().maintenanceEnabled()).isFalse();
+        assertThat(WorkerSettings.builder().claimBatchSize(1).build().claimBatchSize()).isEqualTo(1);
+        assertThat(WorkerSettings.builder().maintenanceBatchLimit(5).build().maintenanceBatchLimit()).isEqualTo(5);
     }
 
     @Test
-    void copiesChangeOnlyTheirField() {
-        WorkerSettings s = WorkerSettings.DEFAULTS.withConcurrency(16);
-        assertThat(s).isEqualTo(new WorkerSettings(s.queues(), 16, 10, Duration.ofSeconds(30), java.util.Optional.empty(),
-                Duration.ofSeconds(1), true, true, Duration.ofSeconds(1), 1000, Duration.ofSeconds(30), Map.of(),
-                java.util.Optional.of(Duration.ofMinutes(15)), java.util.Optional.empty(), Duration.ofSeconds(5)));
-        assertThat(WorkerSettings.DEFAULTS.withListen(false).listen()).isFalse();
-        assertThat(WorkerSettings.DEFAULTS.withMaintenanceEnabled(false).maintenanceEnabled()).isFalse();
-        assertThat(WorkerSettings.DEFAULTS.withClaimBatchSize(1).claimBatchSize()).isEqualTo(1);
-        assertThat(WorkerSettings.DEFAULTS.withMaintenanceBatchLimit(5).maintenanceBatchLimit()).isEqualTo(5);
+    void toBuilderCopiesEveryFieldSoACopyDiffersOnlyWhereItIsTold() {
+        WorkerSettings custom = WorkerSettings.builder().queues(QueueName.of("a"), QueueName.of("b")).concurrency(7)
+                .claimBatchSize(3).lease(Duration.ofSeconds(9)).heartbeatInterval(Duration.ofSeconds(2))
+                .pollInterval(Duration.ofMillis(300)).listen(false).maintenanceEnabled(false)
+                .maintenanceInterval(Duration.ofMillis(700)).maintenanceBatchLimit(50).gracePeriod(Duration.ofSeconds(4))
+                .taskTimeout(TaskName.of("sleep"), Duration.ofSeconds(6)).defaultTaskTimeout(Optional.empty())
+                .workerId(WorkerId.of("w1")).outageBackoffCap(Duration.ofSeconds(8)).build();
+
+        assertThat(custom.toBuilder().build()).isEqualTo(custom);
+        WorkerSettings copy = custom.toBuilder().concurrency(9).build();
+        assertThat(copy.concurrency()).isEqualTo(9);
+        assertThat(copy.toBuilder().concurrency(7).build()).isEqualTo(custom);
+    }
+
+    @Test
+    void aBuilderValidatesOnlyWhenBuiltSoFieldsMayBeSetInAnyOrder() {
+        // A 40 s heartbeat is not shorter than the default 30 s lease; it is valid once the lease is 2 min.
+        WorkerSettings s = WorkerSettings.builder().heartbeatInterval(Duration.ofSeconds(40)).lease(Duration.ofMinutes(2))
+                .build();
+        assertThat(s.effectiveHeartbeatInterval()).isEqualTo(Duration.ofSeconds(40));
+    }
+
+    @Test
+    void taskTimeoutsGivenToOneBuilderDoNotLeakIntoSettingsBuiltBefore() {
+        WorkerSettings.Builder b = WorkerSettings.builder().taskTimeout(TaskName.of("sleep"), Duration.ofSeconds(1));
+        WorkerSettings first = b.build();
+        b.taskTimeout(TaskName.of("fail"), Duration.ofSeconds(2));
+        assertThat(first.taskTimeouts()).containsOnlyKeys(TaskName.of("sleep"));
+        assertThat(b.build().taskTimeouts()).containsOnlyKeys(TaskName.of("sleep"), TaskName.of("fail"));
     }
 }

@@ -21,7 +21,7 @@ class WorkerTest extends WorkerFixture {
         @Test
         void closeLetsTheJobInHandFinishKeepsHeartbeatingAndClaimsNothingMore() throws Exception {
             JobId running = enqueue("sleep", "{\"ms\": 1500}");
-            Worker worker = start(FAST.withGracePeriod(Duration.ofSeconds(10)));
+            Worker worker = start(FAST.toBuilder().gracePeriod(Duration.ofSeconds(10)).build());
             Await.until(SOON, "the job claimed", () -> events.wasClaimed(running));
 
             Thread closer = Thread.ofPlatform().start(worker::close);
@@ -50,7 +50,7 @@ class WorkerTest extends WorkerFixture {
         @Test
         void closeReturnsAtTheGracePeriodAndLeavesAnUnfinishedJobToItsLease() {
             JobId id = enqueue("sleep", "{\"ms\": 20000}");
-            Worker worker = start(FAST.withGracePeriod(Duration.ofMillis(300)));
+            Worker worker = start(FAST.toBuilder().gracePeriod(Duration.ofMillis(300)).build());
             Await.until(SOON, "the job claimed", () -> events.wasClaimed(id));
 
             long began = System.nanoTime();
