@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.MissingNode;
 import io.jobq.application.port.ClaimRequest;
+import io.jobq.application.port.ExpiredLeaseDecider;
 import io.jobq.application.port.FencedWrite;
 import io.jobq.application.port.JobQueueException;
 import io.jobq.application.port.JobStore;
@@ -17,6 +18,9 @@ import io.jobq.domain.job.StoredText;
 import io.jobq.domain.job.TaskName;
 import io.jobq.domain.lease.FencingToken;
 import io.jobq.domain.lease.WorkerId;
+import io.jobq.domain.retry.FailureKind;
+import io.jobq.domain.retry.RetryDecision;
+import io.jobq.domain.retry.RetryPolicy;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.time.Duration;
@@ -67,12 +71,14 @@ import org.slf4j.spi.LoggingEventBuilder;
  * </ul>
  *
  * <h2>Outcomes</h2>
- * A handler's return is recorded with {@link JobStore#complete}. {@code fail(permanent = true)}
- * records a {@link PermanentJobFailure} (also when found in the cause chain, e.g. wrapped by a
- * {@code CompletionException}) and a payload that is not valid JSON. {@code fail(permanent = false)}
- * records any other exception, a timeout, and a task with no handler on this worker: that one fails
- * <em>retryably</em>, naming the task and this worker, because during a rolling deploy another
- * worker may already know the task, and {@code max_attempts} still bounds the retries. Error texts
+ * A handler's return is recorded with {@link JobStore#complete}. A failure is recorded with
+ * {@link JobStore#fail} and the {@link RetryDecision} the worker's {@link RetryPolicy} makes for its
+ * {@link FailureKind}: {@code PERMANENT} for a {@link PermanentJobFailure} (also when found in the cause
+ * chain, e.g. wrapped by a {@code CompletionException}) and a payload that is not valid JSON;
+ * {@code TIMEOUT} for a timeout; {@code ERROR} for any other exception and for a task with no handler on
+ * this worker: that one fails <em>retryably</em>, naming the task and this worker, because during a
+ * rolling deploy another worker may already know the task, and {@code max_attempts} still bounds the
+ * retries. Maintenance reaps expired leases with the same policy ({@code LEASE_EXPIRED}). Error texts
  * go through {@link StoredText#sanitize} first, the one sanitising path the stores use too. An outcome write that throws is tried
  * {@value #WRITE_ATTEMPTS} times in all (pauses 200 ms, 400 ms) and then left to the
  * lease: the job is never reported done unless the store said so.
@@ -142,6 +148,7 @@ public final class Worker implements AutoCloseable {
     private final WorkerListener listener;
     private final ObjectMapper mapper;
     private final FatalErrorPolicy fatalErrors;
+    private final RetryPolicy retryPolicy;
 
     private final Semaphore slots;
     private final Signal claimSignal = new Signal();
@@ -166,6 +173,7 @@ public final class Worker implements AutoCloseable {
         this.listener = b.listener;
         this.mapper = b.mapper;
         this.fatalErrors = b.fatalErrors;
+        this.retryPolicy = b.retryPolicy;
         this.slots = new Semaphore(settings.concurrency());
     }
 
@@ -187,6 +195,7 @@ public final class Worker implements AutoCloseable {
         private WorkerListener listener = WorkerListener.NONE;
         private ObjectMapper mapper = defaultMapper();
         private FatalErrorPolicy fatalErrors = FatalErrorPolicy.HALT;
+        private RetryPolicy retryPolicy = RetryPolicy.defaults();
 
         private Builder(JobStore store, HandlerRegistry handlers) {
             this.store = Objects.requireNonNull(store, "store");
@@ -235,6 +244,16 @@ public final class Worker implements AutoCloseable {
          */
         public Builder fatalErrors(FatalErrorPolicy value) {
             this.fatalErrors = Objects.requireNonNull(value, "fatalErrors");
+            return this;
+        }
+
+        /**
+         * Decides retry-after-delay or dead after every failed attempt this worker records, and for every
+         * expired lease its maintenance reaps. Default: {@link RetryPolicy#defaults()} (backoff base 1 s,
+         * cap 10 min, full jitter).
+         */
+        public Builder retryPolicy(RetryPolicy value) {
+            this.retryPolicy = Objects.requireNonNull(value, "retryPolicy");
             return this;
         }
 
@@ -507,7 +526,7 @@ public final class Worker implements AutoCloseable {
             if (FatalErrorPolicy.isFatal(e)) throw e; // the JVM's trouble, not this payload's: see abortLaunch
             // Not the payload's fault for certain (a broken class path, a custom mapper's bug): retryable.
             return new ParsedPayload(MissingNode.getInstance(),
-                    "payload of job " + job.id() + " could not be parsed: " + describe(e), false);
+                    "payload of job " + job.id() + " could not be parsed: " + describe(e), FailureKind.ERROR);
         }
     }
 
@@ -520,7 +539,8 @@ public final class Worker implements AutoCloseable {
             if (run.phase.compareAndSet(Phase.RUNNING, Phase.FINISHING)) {
                 // the handler's own outcome stands
             } else if (run.phase.compareAndSet(Phase.TIMED_OUT, Phase.FINISHING)) {
-                outcome = new Outcome.Failed(run.timeoutReason == null ? "timed out" : run.timeoutReason, false, null);
+                outcome = new Outcome.Failed(run.timeoutReason == null ? "timed out" : run.timeoutReason,
+                        FailureKind.TIMEOUT, null);
             } else {
                 if (run.phase.get() == Phase.RELEASED) {
                     jobLog(log.atWarn(), run.job).log("job {} attempt {}: the handler returned {} ms after it started,"
@@ -559,11 +579,11 @@ public final class Worker implements AutoCloseable {
 
     private Outcome invoke(Run run) {
         Job job = run.job;
-        if (run.payload.error() != null) return new Outcome.Failed(run.payload.error(), run.payload.permanent(), null);
+        if (run.payload.error() != null) return new Outcome.Failed(run.payload.error(), run.payload.kind(), null);
         JobHandler handler = handlers.get(job.task());
         if (handler == null) {
             return new Outcome.Failed("no handler for task '" + job.task() + "' on worker " + id
-                    + " (it runs: " + handlers.keySet() + ")", false, null);
+                    + " (it runs: " + handlers.keySet() + ")", FailureKind.ERROR, null);
         }
         try {
             Optional<JsonNode> result = handler.handle(run.context);
@@ -572,8 +592,8 @@ public final class Worker implements AutoCloseable {
         } catch (Throwable t) {
             if (FatalErrorPolicy.isFatal(t)) fatal("handler", t); // the thread's name says which job
             Optional<PermanentJobFailure> permanent = findPermanent(t);
-            if (permanent.isPresent()) return new Outcome.Failed(permanent.get().getMessage(), true, t);
-            return new Outcome.Failed(describe(t), false, t);
+            if (permanent.isPresent()) return new Outcome.Failed(permanent.get().getMessage(), FailureKind.PERMANENT, t);
+            return new Outcome.Failed(describe(t), FailureKind.ERROR, t);
         }
     }
 
@@ -619,7 +639,7 @@ public final class Worker implements AutoCloseable {
                 run.job.id(), run.job.attempts(), error, run.thread);
         Thread.ofVirtual().name("jobq-timed-out-" + run.job.id() + "#" + run.job.attempts()).start(() -> {
             try {
-                finish(run, new Outcome.Failed(error, false, null));
+                finish(run, new Outcome.Failed(error, FailureKind.TIMEOUT, null));
             } finally {
                 endRun(run);
             }
@@ -645,11 +665,13 @@ public final class Worker implements AutoCloseable {
             }
             case Outcome.Failed f -> {
                 String error = StoredText.sanitize(f.error(), JobStore.MAX_ERROR_BYTES);
-                Optional<FencedWrite> write = writeWithRetries("fail", run, () -> store.fail(token, error, f.permanent()));
+                // Decided once: a write tried again writes the same decision, not a fresh draw.
+                RetryDecision decision = retryPolicy.decide(token.attempt(), run.job.maxAttempts(), f.kind());
+                Optional<FencedWrite> write = writeWithRetries("fail", run, () -> store.fail(token, error, decision));
                 if (write.isEmpty()) return;
                 switch (write.get()) {
                     case FencedWrite.Applied applied -> {
-                        logFailure(run.job, applied.job(), error, f);
+                        logFailure(run.job, decision, error, f);
                         notify(() -> listener.failed(run.job, error, applied.job()));
                     }
                     case FencedWrite.Rejected rejected -> discard(run, DiscardReason.WRITE_REJECTED,
@@ -693,17 +715,19 @@ public final class Worker implements AutoCloseable {
         return Optional.empty();
     }
 
-    private void logFailure(Job claimed, Job recorded, String error, Outcome.Failed f) {
+    /** Logs the failure as it was decided (the store wrote exactly that). */
+    private void logFailure(Job claimed, RetryDecision decision, String error, Outcome.Failed f) {
         // Stack traces only for unexpected exceptions; a PermanentJobFailure's message says it all.
-        Throwable stack = f.permanent() ? null : f.cause();
-        if (recorded.state() == JobState.DEAD) {
-            jobLog(log.atWarn(), claimed).addKeyValue("permanent", f.permanent()).setCause(stack)
+        Throwable stack = f.kind() == FailureKind.PERMANENT ? null : f.cause();
+        switch (decision) {
+            case RetryDecision.Dead dead -> jobLog(log.atWarn(), claimed).addKeyValue("failure", f.kind())
+                    .addKeyValue("cause", dead.cause()).setCause(stack)
                     .log("job {} is dead after attempt {}/{} ({}): {}", claimed.id(), claimed.attempts(),
-                            claimed.maxAttempts(), f.permanent() ? "permanent failure" : "out of attempts", error);
-        } else {
-            jobLog(log.atInfo(), claimed).addKeyValue("retryAt", recorded.runAt()).setCause(stack)
-                    .log("job {} failed on attempt {}/{}, retry at {}: {}", claimed.id(), claimed.attempts(),
-                            claimed.maxAttempts(), recorded.runAt(), error);
+                            claimed.maxAttempts(), dead.cause().description(), error);
+            case RetryDecision.RetryAfter retry -> jobLog(log.atInfo(), claimed).addKeyValue("failure", f.kind())
+                    .addKeyValue("retryDelayMs", retry.delay().toMillis()).setCause(stack)
+                    .log("job {} failed on attempt {}/{}, retry in {} ms: {}", claimed.id(), claimed.attempts(),
+                            claimed.maxAttempts(), retry.delay().toMillis(), error);
         }
     }
 
@@ -812,7 +836,8 @@ public final class Worker implements AutoCloseable {
             int promoted = 0;
             boolean failed = false;
             try {
-                reaped = repeatWhileFull(store::reapExpiredLeases);
+                ExpiredLeaseDecider decider = ExpiredLeaseDecider.by(retryPolicy);
+                reaped = repeatWhileFull(limit -> store.reapExpiredLeases(limit, decider));
             } catch (Throwable e) {
                 failed = true;
                 maintenanceError("reap expired leases", e);
@@ -1039,10 +1064,13 @@ public final class Worker implements AutoCloseable {
         ABANDONED
     }
 
-    /** @param permanent whether {@code error} (if any) is the payload's own fault, so retrying cannot help */
-    private record ParsedPayload(JsonNode node, String error, boolean permanent) {
+    /**
+     * @param kind how a payload {@code error} (if any) fails the run: {@link FailureKind#PERMANENT} when it is the
+     *     payload's own fault, so retrying cannot help
+     */
+    private record ParsedPayload(JsonNode node, String error, FailureKind kind) {
         ParsedPayload(JsonNode node, String error) {
-            this(node, error, true);
+            this(node, error, FailureKind.PERMANENT);
         }
     }
 
@@ -1083,8 +1111,11 @@ public final class Worker implements AutoCloseable {
     private sealed interface Outcome {
         record Succeeded(Optional<String> resultJson) implements Outcome {}
 
-        /** @param cause the handler's exception, or null for a failure the worker decided (no handler, timeout, bad JSON) */
-        record Failed(String error, boolean permanent, Throwable cause) implements Outcome {}
+        /**
+         * @param kind what the retry policy decides from (with the attempt numbers)
+         * @param cause the handler's exception, or null for a failure the worker decided (no handler, timeout, bad JSON)
+         */
+        record Failed(String error, FailureKind kind, Throwable cause) implements Outcome {}
     }
 
     /** A wake-up flag for the claim loop: signals coalesce; await returns on a signal or a timeout. */

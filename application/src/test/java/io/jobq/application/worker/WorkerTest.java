@@ -10,6 +10,7 @@ import io.jobq.application.fake.Await;
 import io.jobq.application.fake.InMemoryJobStore;
 import io.jobq.application.fake.ManualClock;
 import io.jobq.application.fake.ManualWakeupChannel;
+import io.jobq.application.port.ExpiredLeaseDecider;
 import io.jobq.application.port.JobStore;
 import io.jobq.application.port.NewJob;
 import io.jobq.domain.job.Job;
@@ -19,6 +20,7 @@ import io.jobq.domain.job.QueueName;
 import io.jobq.domain.job.TaskName;
 import io.jobq.domain.lease.WorkerId;
 import io.jobq.domain.retry.BackoffPolicy;
+import io.jobq.domain.retry.RetryPolicy;
 import io.jobq.domain.tenant.TenantId;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -61,6 +63,11 @@ class WorkerTest {
             .withMaintenanceInterval(Duration.ofMillis(50))
             .withGracePeriod(Duration.ofSeconds(5));
 
+    /** A 1 ms backoff window: a failed job is due again as soon as the test moves the clock 1 s. */
+    static final RetryPolicy QUICK_RETRIES = new RetryPolicy(BackoffPolicy.of(Duration.ofMillis(1), Duration.ofMillis(1)));
+    /** Reaps as a worker with {@link #QUICK_RETRIES} does. */
+    static final ExpiredLeaseDecider QUICK_REAP = ExpiredLeaseDecider.by(QUICK_RETRIES);
+
     ManualClock clock;
     InMemoryJobStore store;
     ManualWakeupChannel wakeups;
@@ -73,8 +80,7 @@ class WorkerTest {
     @BeforeEach
     void fixture() {
         clock = new ManualClock();
-        // A 1 ms backoff window: a failed job is due again as soon as the test moves the clock 1 s.
-        store = new InMemoryJobStore(clock, new BackoffPolicy(Duration.ofMillis(1), Duration.ofMillis(1), new SplittableRandom(7)));
+        store = new InMemoryJobStore(clock);
         wakeups = new ManualWakeupChannel();
         events = new RecordingListener();
         blocking = new BlockingHandler();
@@ -91,7 +97,7 @@ class WorkerTest {
 
     Worker start(WorkerSettings settings) {
         Worker worker = Worker.builder(store, handlers).wakeups(wakeups).settings(settings).clock(clock)
-                .listener(events).build();
+                .listener(events).retryPolicy(QUICK_RETRIES).build();
         workers.add(worker);
         worker.start();
         return worker;
@@ -192,7 +198,7 @@ class WorkerTest {
         @Test
         void inPollingOnlyModeTheFallbackPollFindsWork() {
             Worker worker = Worker.builder(store, handlers).settings(FAST.withListen(false)
-                    .withPollInterval(Duration.ofMillis(100))).clock(clock).listener(events).build();
+                    .withPollInterval(Duration.ofMillis(100))).clock(clock).listener(events).retryPolicy(QUICK_RETRIES).build();
             workers.add(worker);
             worker.start();
             Await.until(SOON, "the first (empty) claim", () -> store.calls("claim") >= 1);
@@ -267,6 +273,21 @@ class WorkerTest {
             Await.until(SOON, "both failures reported", () -> events.failures.size() == 2);
             assertThat(events.failures).extracting(f -> f.recorded().state())
                     .containsExactly(JobState.SCHEDULED, JobState.DEAD);
+        }
+
+        @Test
+        void theWorkersRetryPolicyDecidesTheRetryAndTheStoreWritesItAsGiven() {
+            // A 1 h window drawn from a seeded generator: a twin of the worker's policy knows its first draw.
+            Duration hour = Duration.ofHours(1);
+            Duration expected = new BackoffPolicy(hour, hour, new SplittableRandom(42)).delay(1);
+            JobId id = enqueue("fail", "{\"times\": 1}");
+            Worker worker = Worker.builder(store, handlers).wakeups(wakeups).settings(FAST).clock(clock).listener(events)
+                    .retryPolicy(new RetryPolicy(new BackoffPolicy(hour, hour, new SplittableRandom(42)))).build();
+            workers.add(worker);
+            worker.start();
+
+            Job failed = awaitState(id, JobState.SCHEDULED);
+            assertThat(failed.runAt()).isEqualTo(clock.instant().plus(expected));
         }
 
         @Test
@@ -472,7 +493,7 @@ class WorkerTest {
             assertThat(beat).as("two more heartbeats after the clock moved").isEqualTo(!expectReaped);
             clock.advance(Duration.ofSeconds(20));
 
-            int reaped = store.reapExpiredLeases(100);
+            int reaped = store.reapExpiredLeases(100, QUICK_REAP);
 
             if (expectReaped) {
                 assertThat(reaped).isEqualTo(1);
@@ -497,7 +518,7 @@ class WorkerTest {
             // Expire and reap in one step, so no heartbeat can slip in between and rescue the lease.
             int reaped = store.atomically(() -> {
                 clock.advance(Duration.ofSeconds(31));
-                return store.reapExpiredLeases(10);
+                return store.reapExpiredLeases(10, QUICK_REAP);
             });
             assertThat(reaped).isEqualTo(1);
 
@@ -592,7 +613,7 @@ class WorkerTest {
             Await.until(SOON, "the job running", () -> blocking.invocations.get() == 1);
             store.atomically(() -> {
                 clock.advance(Duration.ofSeconds(31));
-                store.reapExpiredLeases(10);
+                store.reapExpiredLeases(10, QUICK_REAP);
                 clock.advance(Duration.ofSeconds(1));
                 store.promoteDue(10);
                 return store.claim(new io.jobq.application.port.ClaimRequest(
@@ -662,7 +683,7 @@ class WorkerTest {
             assertThat(store.calls("complete") + store.calls("fail")).isZero();
             // The lease lapses and maintenance (here: the test) reaps it for another worker.
             clock.advance(Duration.ofSeconds(31));
-            assertThat(store.reapExpiredLeases(10)).isEqualTo(1);
+            assertThat(store.reapExpiredLeases(10, QUICK_REAP)).isEqualTo(1);
             assertThat(store.require(id).state()).isEqualTo(JobState.SCHEDULED);
         }
 

@@ -1,0 +1,30 @@
+package io.jobq.application.port;
+
+import io.jobq.domain.retry.FailureKind;
+import io.jobq.domain.retry.RetryDecision;
+import io.jobq.domain.retry.RetryPolicy;
+import java.util.Objects;
+
+/**
+ * What becomes of a run whose lease expired, asked by {@link JobStore#reapExpiredLeases} once per run it
+ * reaps, inside the transaction that holds that run's row lock: the store reads the run's attempt numbers
+ * and writes the answer, deciding nothing itself.
+ *
+ * <p>Workers pass {@link #by(RetryPolicy)}; tests pass a lambda to make a store obey any answer.
+ */
+@FunctionalInterface
+public interface ExpiredLeaseDecider {
+
+    /**
+     * @param attempt the attempt whose lease expired, at least 1 (the claim that started it counted it)
+     * @param maxAttempts how many attempts the job is allowed, at least 1
+     * @return the decision the store writes for this run; never null
+     */
+    RetryDecision decide(int attempt, int maxAttempts);
+
+    /** Decides as {@code policy} does for {@link FailureKind#LEASE_EXPIRED}: retry after backoff, or dead when out of attempts. */
+    static ExpiredLeaseDecider by(RetryPolicy policy) {
+        Objects.requireNonNull(policy, "policy");
+        return (attempt, maxAttempts) -> policy.decide(attempt, maxAttempts, FailureKind.LEASE_EXPIRED);
+    }
+}
