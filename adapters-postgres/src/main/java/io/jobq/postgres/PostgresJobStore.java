@@ -524,51 +524,6 @@ public final class PostgresJobStore implements JobStore {
               AND EXISTS (SELECT 1 FROM jobs j WHERE j.state = 'scheduled' AND j.queue = q.queue AND j.run_at <= now())""";
 
     /**
-     * Promotion of one queue in one statement. due: the queue's oldest due scheduled jobs, riding
-     * jobs_due_by_queue, SKIP LOCKED so concurrent promoters take disjoint sets. locked: their tenants'
-     * rows, locked in sorted (queue, tenant) order (LockRows sits above the Sort), so two promoters needing
-     * the same tenants take them in the same order and cannot deadlock; FOR NO KEY UPDATE because
-     * enqueues' foreign-key checks take KEY SHARE on the same rows and must not be blocked. Each tenant's
-     * k-th promoted job gets max(V, last) + k/weight.
-     */
-    private static final String PROMOTE = """
-            WITH due AS MATERIALIZED (
-                SELECT id, queue, tenant, run_at FROM jobs
-                WHERE state = 'scheduled' AND queue = {1} AND run_at <= now()
-                ORDER BY run_at, id
-                LIMIT {0}
-                FOR UPDATE SKIP LOCKED
-            ), ranked AS MATERIALIZED (
-                SELECT id, queue, tenant,
-                       row_number() OVER (PARTITION BY queue, tenant ORDER BY run_at, id) AS ord
-                FROM due
-            ), counts AS MATERIALIZED (
-                SELECT queue, tenant, count(*) AS n FROM ranked GROUP BY queue, tenant
-            ), locked AS MATERIALIZED (
-                SELECT t.queue, t.tenant, t.weight, t.last_vtime FROM tenants t
-                WHERE (t.queue, t.tenant) IN (SELECT queue, tenant FROM counts)
-                ORDER BY t.queue, t.tenant
-                FOR NO KEY UPDATE
-            ), queue_v AS MATERIALIZED (
-                SELECT q.queue, %s AS v
-                FROM (SELECT DISTINCT queue FROM counts) q
-            ), base AS MATERIALIZED (
-                SELECT l.queue, l.tenant, l.weight, greatest(l.last_vtime, qv.v) AS b, c.n
-                FROM locked l JOIN queue_v qv USING (queue) JOIN counts c USING (queue, tenant)
-            ), charged AS (
-                UPDATE tenants t SET last_vtime = base.b + base.n / base.weight
-                FROM base WHERE t.queue = base.queue AND t.tenant = base.tenant
-            ), promoted AS (
-                UPDATE jobs j SET state = 'queued', vtime = base.b + r.ord / base.weight
-                FROM ranked r JOIN base USING (queue, tenant)
-                WHERE j.id = r.id
-                RETURNING j.queue
-            )
-            SELECT p.queue, p.n, pg_notify('%s', p.queue)::text AS notified
-            FROM (SELECT queue, count(*) AS n FROM promoted GROUP BY queue) p""".formatted(
-            Enqueuer.QUEUE_VTIME.replace("{0}", "q.queue"), Enqueuer.CHANNEL);
-
-    /**
      * Promotes up to {@code limit} due jobs in EACH queue that has some, one transaction per queue, so a
      * queue whose promotion fails (a row or tenant the database refuses to update) is logged and skipped
      * while every other queue is promoted. An unreachable database fails the whole call, as before.
@@ -582,7 +537,7 @@ public final class PostgresJobStore implements JobStore {
             try {
                 promoted += run("promote due jobs", () -> dsl.transactionResult(cfg -> {
                     int n = 0;
-                    for (Record r : cfg.dsl().resultQuery(PROMOTE, val(limit, SQLDataType.INTEGER), queue)) {
+                    for (Record r : cfg.dsl().resultQuery(FairTags.PROMOTE, val(limit, SQLDataType.INTEGER), queue)) {
                         n += r.get(1, Long.class).intValue();
                     }
                     return n;
@@ -599,13 +554,6 @@ public final class PostgresJobStore implements JobStore {
 
     // ---------------------------------------------------------------- operator actions
 
-    /** Charges a tenant one job and returns its tag: the enqueue's charge, for a row that already exists. */
-    private static final String CHARGE_ONE = """
-            WITH v AS MATERIALIZED (SELECT %s AS now_v)
-            UPDATE tenants t SET last_vtime = greatest(t.last_vtime, (SELECT now_v FROM v)) + 1 / t.weight
-            WHERE t.queue = {0} AND t.tenant = {1}
-            RETURNING t.last_vtime""".formatted(Enqueuer.QUEUE_VTIME);
-
     /**
      * Requeues a dead job. Reads inside the transaction print the documents guarded (a failed statement
      * would abort it: a legacy row's unprintable payload must not turn a retry into an error), and the
@@ -620,7 +568,7 @@ public final class PostgresJobStore implements JobStore {
             if (current == null) return new RetryResult.NotFound(id);
             if (!JobState.DEAD.dbName().equals(current.get(JOBS.STATE))) return new RetryResult.NotDead(readGuarded(tx, id));
             String queue = current.get(JOBS.QUEUE);
-            double tag = tx.resultQuery(CHARGE_ONE, queue, current.get(JOBS.TENANT)).fetchSingle(0, Double.class);
+            double tag = tx.resultQuery(FairTags.CHARGE_ONE, queue, current.get(JOBS.TENANT)).fetchSingle(0, Double.class);
             // attempts keep counting (a new run must never reuse an old run's fencing token), so the job
             // gets a fresh budget by raising max_attempts instead.
             tx.update(JOBS)
