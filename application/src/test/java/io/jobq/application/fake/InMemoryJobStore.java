@@ -20,7 +20,6 @@ import io.jobq.application.port.NewJobBatch;
 import io.jobq.application.port.RetryResult;
 import io.jobq.application.port.StoreUnavailableException;
 import io.jobq.application.port.TenantSettings;
-import io.jobq.domain.fairness.FairQueue;
 import io.jobq.domain.fairness.TenantWeight;
 import io.jobq.domain.job.Job;
 import io.jobq.domain.job.JobId;
@@ -63,8 +62,9 @@ import java.util.function.Supplier;
  * transaction it stands for; the injected clock plays the database's {@code now()}.
  *
  * <ul>
- *   <li>Fairness: start tags from {@link FairQueue} with V = the lowest tag queued in the queue, or,
- *       when none is queued, the highest tag handed out in that queue (max over its tenants' last tags).
+ *   <li>Fairness: start tags {@code max(V, L) + 1/weight} as the PostgreSQL store's {@code FairTags} hands them
+ *       out, with V = the lowest tag queued in the queue, or, when none is queued, the highest tag handed out
+ *       in that queue (max over its tenants' last tags), and L the tenant's last tag.
  *   <li>Claim: lowest (vtime, id) first across the requested queues; increments attempts; leases until
  *       {@code now + leaseFor}.
  *   <li>complete / fail / heartbeat apply only to a running row carrying the token's (id, worker, attempt).
@@ -450,7 +450,7 @@ public final class InMemoryJobStore implements JobStore {
 
     private void makeRunnable(Row r, double queueVirtualTime) {
         TenantRow tenant = tenantRow(r.queue, r.tenant);
-        double tag = FairQueue.startTag(queueVirtualTime, tenant.lastVtime, tenant.weight);
+        double tag = Math.max(queueVirtualTime, tenant.lastVtime) + tenant.weight.step();
         tenant.lastVtime = tag;
         r.vtime = tag;
         r.state = JobState.QUEUED;

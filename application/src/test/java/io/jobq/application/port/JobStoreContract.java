@@ -776,6 +776,20 @@ public abstract class JobStoreContract {
         }
     }
 
+    /** The fairness scenarios, on this store. */
+    @Nested
+    class Fairness extends FairnessContract {
+        @Override
+        protected JobStore store() {
+            return JobStoreContract.this.store();
+        }
+
+        @Override
+        protected void advanceTime(Duration by) {
+            JobStoreContract.this.advanceTime(by);
+        }
+    }
+
     @Nested
     class RetryDead {
         @Test
