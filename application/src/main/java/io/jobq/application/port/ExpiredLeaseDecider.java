@@ -6,9 +6,10 @@ import io.jobq.domain.retry.RetryPolicy;
 import java.util.Objects;
 
 /**
- * What becomes of a run whose lease expired, asked by {@link JobStore#reapExpiredLeases} once per run it
- * reaps, inside the transaction that holds that run's row lock: the store reads the run's attempt numbers
- * and writes the answer, deciding nothing itself.
+ * What becomes of a run whose lease expired, asked by {@link JobStore#reapExpiredLeases} about each run it
+ * is about to reap: the store reads the run's attempt numbers and writes the answer, deciding nothing
+ * itself. The PostgreSQL store asks while its reaping transaction holds the run's row lock, and writes the
+ * answer fenced on the attempt it asked about, so a run is reaped once, by the decision made for it.
  *
  * <p>Workers pass {@link #by(RetryPolicy)}; tests pass a lambda to make a store obey any answer.
  */

@@ -103,8 +103,8 @@ public interface JobStore {
 
     /**
      * Reaps up to {@code limit} running jobs whose lease has expired (oldest expiry first), each as
-     * {@code decider} decides from its attempt and max attempts, asked once per run while the store holds
-     * the run's row, so concurrent reapers reap each run once. The reaped attempt counts: {@code attempts}
+     * {@code decider} decides from its attempt and max attempts. Safe to run from many workers at once:
+     * each run is reaped once, with the decision made for it. The reaped attempt counts: {@code attempts}
      * is not reset. {@code last_error} names the expired lease, its owner and the attempt: "lease expired:
      * worker w1 did not finish attempt 2 of 5 before its lease ran out at …". If {@code decider} throws,
      * the call fails and the batch it was deciding for is left running.
