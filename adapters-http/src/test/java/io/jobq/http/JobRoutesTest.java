@@ -10,6 +10,7 @@ import io.jobq.domain.job.Job;
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.job.TaskName;
 import io.jobq.domain.lease.WorkerId;
+import io.jobq.domain.retry.RetryDecision;
 import io.jobq.domain.tenant.TenantId;
 import io.jobq.postgres.testing.PostgresDatabaseExtension;
 import io.jobq.postgres.testing.TestDatabase;
@@ -70,7 +71,7 @@ class JobRoutesTest {
     Job deadJob() {
         f.store().enqueue(NewJob.of(TenantId.of("acme"), QueueName.DEFAULT, TaskName.of("t"), "{}").withMaxAttempts(1));
         Job running = f.store().claim(new ClaimRequest(List.of(QueueName.DEFAULT), WorkerId.of("w1"), 1, Duration.ofSeconds(30))).getFirst();
-        f.store().fail(running.fencingToken(), "boom", true);
+        f.store().fail(running.fencingToken(), "boom", new RetryDecision.Dead(RetryDecision.Cause.PERMANENT_FAILURE));
         return f.store().get(running.id()).orElseThrow();
     }
 

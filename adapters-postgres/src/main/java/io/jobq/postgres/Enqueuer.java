@@ -15,59 +15,15 @@ import org.jooq.exception.DataAccessException;
 import org.jooq.impl.SQLDataType;
 
 /**
- * The enqueue statements, shared by {@link PostgresJobStore} (its own transaction) and
- * {@link JobClient} (the caller's). Each enqueue is ONE statement: charge the tenant's virtual time
- * (locking its row), insert 1..1,000 jobs, and {@code pg_notify} — which PostgreSQL delivers only on
- * commit, so a woken worker never looks for a row it cannot see yet, and a rollback sends nothing.
+ * Enqueue, shared by {@link PostgresJobStore} (its own transaction) and {@link JobClient} (the caller's).
+ * Each enqueue is ONE statement: runnable jobs by {@link FairTags#ENQUEUE} (charge the tenant's virtual
+ * time, locking its row, insert 1..1,000 jobs, and {@code pg_notify}, which PostgreSQL delivers only on
+ * commit, so a woken worker never looks for a row it cannot see yet, and a rollback sends nothing);
+ * delayed jobs by {@link #INSERT_SCHEDULED}, untagged.
  */
 final class Enqueuer {
     /** The NOTIFY channel; the payload is the queue name only, never the job's payload (8,000-byte cap). */
     static final String CHANNEL = "jobq_wakeup";
-
-    /**
-     * V(queue), the queue's virtual time: the lowest tag still queued (one probe of jobs_runnable), or
-     * when nothing is queued the highest tag handed out in the queue (tenants_queue_last_vtime), so a
-     * tenant arriving at an empty queue does not restart from 0 and bank credit.
-     *
-     * <p>Only tags in [0, 1e300) count, the range schema V2's jobs_vtime_finite allows: a queued row with
-     * a tag outside it (written before V2, or with the constraint dropped) must not make V negative or
-     * infinite, or every enqueue and promotion into the queue would fail tenants_last_vtime_finite. The
-     * bounds are part of the index condition, so V stays one index probe.
-     */
-    static final String QUEUE_VTIME = """
-            coalesce(
-                (SELECT j.vtime FROM jobs j WHERE j.state = 'queued' AND j.queue = {0}
-                 AND j.vtime >= 0 AND j.vtime < 1e300
-                 ORDER BY j.vtime, j.id LIMIT 1),
-                (SELECT max(t.last_vtime) FROM tenants t WHERE t.queue = {0}),
-                0)""";
-
-    /**
-     * Runnable now. The upsert on tenants takes the tenant's row lock (ON CONFLICT DO UPDATE), so one
-     * tenant's concurrent enqueues are serialised and get distinct increasing tags:
-     * the k-th of n jobs gets max(V, last) + k/weight, i.e. new_last - (n-k)/weight.
-     */
-    private static final String INSERT_QUEUED = """
-            WITH v AS MATERIALIZED (
-                SELECT %s AS now_v
-            ), charged AS (
-                INSERT INTO tenants AS t (queue, tenant, last_vtime)
-                SELECT {0}, {1}, v.now_v + {3} FROM v
-                ON CONFLICT (queue, tenant) DO UPDATE
-                    SET last_vtime = greatest(t.last_vtime, (SELECT now_v FROM v)) + {3} / t.weight
-                RETURNING t.last_vtime, t.weight
-            ), inserted AS (
-                INSERT INTO jobs (queue, tenant, task, payload, state, vtime, run_at, max_attempts, idempotency_key)
-                SELECT {0}, {1}, {2}, p.payload::jsonb, 'queued', c.last_vtime - ({3} - p.ord) / c.weight,
-                       now(), {4}, {5}
-                FROM unnest({6}::text[]) WITH ORDINALITY AS p(payload, ord) CROSS JOIN charged c
-                ORDER BY p.ord
-                ON CONFLICT (tenant, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-                RETURNING *
-            )
-            SELECT i.* FROM inserted i
-            CROSS JOIN (SELECT pg_notify('%s', {0}) FROM (SELECT 1 FROM inserted LIMIT 1) any_row) notified
-            ORDER BY i.id""".formatted(QUEUE_VTIME, CHANNEL);
 
     /**
      * Delayed: scheduled at the database's now() + delay, no tag yet (promotion assigns one), so a
@@ -103,7 +59,7 @@ final class Enqueuer {
         String[] texts = payloads.toArray(String[]::new);
         try {
             if (delay.isZero()) {
-                return tx.resultQuery(INSERT_QUEUED, queue.value(), tenant.value(), task.value(),
+                return tx.resultQuery(FairTags.ENQUEUE, queue.value(), tenant.value(), task.value(),
                                 val(texts.length, SQLDataType.INTEGER), val(maxAttempts, SQLDataType.INTEGER),
                                 val(idempotencyKey.orElse(null), SQLDataType.VARCHAR), texts)
                         .fetch(JobRows::toJob);

@@ -7,6 +7,7 @@ import static org.jooq.impl.DSL.val;
 import io.jobq.application.port.Backlog;
 import io.jobq.application.port.ClaimRequest;
 import io.jobq.application.port.EnqueueResult;
+import io.jobq.application.port.ExpiredLeaseDecider;
 import io.jobq.application.port.FencedWrite;
 import io.jobq.application.port.JobQuery;
 import io.jobq.application.port.JobStore;
@@ -26,7 +27,7 @@ import io.jobq.domain.job.QueueName;
 import io.jobq.domain.job.StoredText;
 import io.jobq.domain.lease.FencingToken;
 import io.jobq.domain.lease.WorkerId;
-import io.jobq.domain.retry.BackoffPolicy;
+import io.jobq.domain.retry.RetryDecision;
 import io.jobq.domain.tenant.TenantId;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -66,23 +67,22 @@ public final class PostgresJobStore implements JobStore {
     private static final Logger log = LoggerFactory.getLogger(PostgresJobStore.class);
 
     /**
-     * How the store claims, retries and cleans up.
+     * How the store claims and cleans up. (Retry timing is not the store's: it writes the decisions the
+     * worker's {@link io.jobq.domain.retry.RetryPolicy} makes.)
      *
      * @param claimOrder which queued job goes first. Default: {@link ClaimOrder#FAIR}.
      * @param lockMode how a claim treats rows another claimer locked. Default: {@link LockMode#SKIP_LOCKED}.
-     * @param backoff the delay before a retry after a failed or expired attempt. Default: base 1 s, cap 10 min.
      * @param selfVacuumInterval how often at most {@link #vacuumIfNeeded()} checks whether a jobq table that
      *     autovacuum leaves alone needs a VACUUM (and runs it); positive, or empty to never vacuum (the
      *     warning that autovacuum is off is logged all the same). Default: 1 min, autovacuum's own naptime.
      */
-    public record Options(ClaimOrder claimOrder, LockMode lockMode, BackoffPolicy backoff, Optional<Duration> selfVacuumInterval) {
-        public static final Options DEFAULTS = new Options(ClaimOrder.FAIR, LockMode.SKIP_LOCKED, BackoffPolicy.defaults(),
+    public record Options(ClaimOrder claimOrder, LockMode lockMode, Optional<Duration> selfVacuumInterval) {
+        public static final Options DEFAULTS = new Options(ClaimOrder.FAIR, LockMode.SKIP_LOCKED,
                 Optional.of(Duration.ofMinutes(1)));
 
         public Options {
             Objects.requireNonNull(claimOrder, "claimOrder");
             Objects.requireNonNull(lockMode, "lockMode");
-            Objects.requireNonNull(backoff, "backoff");
             Objects.requireNonNull(selfVacuumInterval, "selfVacuumInterval");
             selfVacuumInterval.ifPresent(i -> {
                 if (!i.isPositive()) throw new IllegalArgumentException("selfVacuumInterval must be positive, was " + i);
@@ -90,24 +90,20 @@ public final class PostgresJobStore implements JobStore {
         }
 
         public Options withClaimOrder(ClaimOrder order) {
-            return new Options(order, lockMode, backoff, selfVacuumInterval);
+            return new Options(order, lockMode, selfVacuumInterval);
         }
 
         public Options withLockMode(LockMode mode) {
-            return new Options(claimOrder, mode, backoff, selfVacuumInterval);
-        }
-
-        public Options withBackoff(BackoffPolicy policy) {
-            return new Options(claimOrder, lockMode, policy, selfVacuumInterval);
+            return new Options(claimOrder, mode, selfVacuumInterval);
         }
 
         public Options withSelfVacuumInterval(Duration interval) {
-            return new Options(claimOrder, lockMode, backoff, Optional.of(interval));
+            return new Options(claimOrder, lockMode, Optional.of(interval));
         }
 
         /** A copy whose store never runs VACUUM itself. */
         public Options withoutSelfVacuum() {
-            return new Options(claimOrder, lockMode, backoff, Optional.empty());
+            return new Options(claimOrder, lockMode, Optional.empty());
         }
     }
 
@@ -372,25 +368,27 @@ public final class PostgresJobStore implements JobStore {
     }
 
     @Override
-    public FencedWrite fail(FencingToken token, String error, boolean permanent) {
+    public FencedWrite fail(FencingToken token, String error, RetryDecision decision) {
         Objects.requireNonNull(token, "token");
+        Objects.requireNonNull(decision, "decision");
         String message = StoredText.sanitize(error == null ? "" : error, MAX_ERROR_BYTES);
-        long delayMs = options.backoff().delay(token.attempt()).toMillis();
-        // Final when permanent or this was the last allowed attempt; then dead, else scheduled after backoff,
-        // counted from the database's now() (not from the job's old run_at or created_at).
-        Condition isFinal = DSL.val(permanent).isTrue().or(JOBS.ATTEMPTS.ge(JOBS.MAX_ATTEMPTS));
         return run("fail", () -> {
-            Optional<Job> failed = dsl.update(JOBS)
-                    .set(JOBS.STATE, DSL.when(isFinal, JobState.DEAD.dbName()).otherwise(JobState.SCHEDULED.dbName()))
-                    .set(JOBS.RUN_AT, DSL.when(isFinal, JOBS.RUN_AT).otherwise(DSL.field(
-                            "now() + {0}::float8 * interval '1 millisecond'", JOBS.RUN_AT.getDataType(), delayMs)))
-                    .set(JOBS.FINISHED_AT, DSL.when(isFinal, DSL.currentOffsetDateTime()).otherwise(DSL.inline((java.time.OffsetDateTime) null)))
+            var update = dsl.update(JOBS)
                     .set(JOBS.LAST_ERROR, message)
                     .setNull(JOBS.LOCKED_BY)
-                    .setNull(JOBS.LOCKED_UNTIL)
-                    .where(fenced(token))
-                    .returning()
-                    .fetchOptional(JobRows::toJobLenient);
+                    .setNull(JOBS.LOCKED_UNTIL);
+            // Exactly what the worker decided; the retry counts from the database's now(), not the job's old run_at.
+            var decided = switch (decision) {
+                case RetryDecision.RetryAfter r -> update
+                        .set(JOBS.STATE, JobState.SCHEDULED.dbName())
+                        .set(JOBS.RUN_AT, DSL.field("now() + {0}::float8 * interval '1 millisecond'",
+                                JOBS.RUN_AT.getDataType(), r.delay().toMillis()))
+                        .setNull(JOBS.FINISHED_AT);
+                case RetryDecision.Dead d -> update
+                        .set(JOBS.STATE, JobState.DEAD.dbName())
+                        .set(JOBS.FINISHED_AT, DSL.currentOffsetDateTime());
+            };
+            Optional<Job> failed = decided.where(fenced(token)).returning().fetchOptional(JobRows::toJobLenient);
             return failed.<FencedWrite>map(FencedWrite.Applied::new)
                     .orElseGet(() -> new FencedWrite.Rejected(token, fetch(token.job())));
         });
@@ -449,40 +447,46 @@ public final class PostgresJobStore implements JobStore {
 
     /** Expired leases, oldest first; SKIP LOCKED so concurrent reapers split the work instead of waiting. */
     private static final String EXPIRED = """
-            SELECT id, attempts FROM jobs
+            SELECT id, attempts, max_attempts FROM jobs
             WHERE state = 'running' AND locked_until < now()
             ORDER BY locked_until
             LIMIT {0}
             FOR UPDATE SKIP LOCKED""";
 
-    /** Each reaped run counts as an attempt (the claim already counted it): out of attempts → dead. */
+    /**
+     * Writes the decider's answer per run: dead (delay_ms NULL) or scheduled at now() + delay_ms. The
+     * reaped run keeps its attempt count (the claim counted it). Fenced on the attempt the decision was
+     * made for, and on the lease still being expired, so a row re-claimed meanwhile is left alone.
+     */
     private static final String REAP = """
             UPDATE jobs j SET
-                state = CASE WHEN j.attempts >= j.max_attempts THEN 'dead' ELSE 'scheduled' END,
-                run_at = CASE WHEN j.attempts >= j.max_attempts THEN j.run_at
+                state = CASE WHEN d.delay_ms IS NULL THEN 'dead' ELSE 'scheduled' END,
+                run_at = CASE WHEN d.delay_ms IS NULL THEN j.run_at
                               ELSE now() + d.delay_ms::float8 * interval '1 millisecond' END,
-                finished_at = CASE WHEN j.attempts >= j.max_attempts THEN now() END,
+                finished_at = CASE WHEN d.delay_ms IS NULL THEN now() END,
                 last_error = format('lease expired: worker %s did not finish attempt %s of %s before its lease ran out at %s',
                                     j.locked_by, j.attempts, j.max_attempts, j.locked_until),
                 locked_by = NULL, locked_until = NULL
-            FROM unnest({0}::bigint[], {1}::bigint[]) AS d(id, delay_ms)
-            WHERE j.id = d.id AND j.state = 'running' AND j.locked_until < now()""";
+            FROM unnest({0}::bigint[], {1}::int[], {2}::bigint[]) AS d(id, attempt, delay_ms)
+            WHERE j.id = d.id AND j.attempts = d.attempt AND j.state = 'running' AND j.locked_until < now()""";
 
     /**
-     * One transaction on the normal path: lock a batch of expired runs, reap them in one statement. If
-     * that statement fails on one row's value (a constraint the row breaks, added NOT VALID after it was
-     * written), the batch is reaped again row by row, so only that row stays behind (logged, retried
-     * next period). Each row's UPDATE re-checks {@code state = 'running' AND locked_until < now()} on the
-     * newest row version, so a run is still reaped once even without the batch's locks.
+     * One transaction on the normal path: lock a batch of expired runs, ask the decider about each while
+     * the locks are held, reap them in one statement. If that statement fails on one row's value (a
+     * constraint the row breaks, added NOT VALID after it was written), the batch is reaped again row by
+     * row, so only that row stays behind (logged, retried next period). Each row's UPDATE re-checks the
+     * attempt, {@code state = 'running'} and {@code locked_until < now()} on the newest row version, so a
+     * run is still reaped once, by the decision made for that attempt, even without the batch's locks.
      */
     @Override
-    public int reapExpiredLeases(int limit) {
+    public int reapExpiredLeases(int limit, ExpiredLeaseDecider decider) {
         requirePositive(limit);
+        Objects.requireNonNull(decider, "decider");
         try {
             return run("reap expired leases", () -> dsl.transactionResult(cfg -> {
                 DSLContext tx = cfg.dsl();
                 var expired = tx.resultQuery(EXPIRED, val(limit, SQLDataType.INTEGER)).fetch();
-                return expired.isEmpty() ? 0 : tx.query(REAP, ids(expired), backoffDelays(expired)).execute();
+                return expired.isEmpty() ? 0 : reap(tx, expired, decider);
             }));
         } catch (RuntimeException e) {
             if (!UnreadableRows.isRowFault(e)) throw e;
@@ -492,9 +496,8 @@ public final class PostgresJobStore implements JobStore {
         var expired = run("reap expired leases", () -> dsl.resultQuery(EXPIRED, val(limit, SQLDataType.INTEGER)).fetch());
         int reaped = 0;
         for (Record r : expired) {
-            List<Record> one = List.of(r);
             try {
-                reaped += run("reap expired lease", () -> dsl.query(REAP, ids(one), backoffDelays(one)).execute());
+                reaped += run("reap expired lease", () -> reap(dsl, List.of(r), decider));
             } catch (RuntimeException e) {
                 if (!UnreadableRows.isRowFault(e)) throw e;
                 log.atWarn().addKeyValue("job", r.get(0, Long.class)).log("job {}: its expired lease cannot be reaped,"
@@ -504,15 +507,23 @@ public final class PostgresJobStore implements JobStore {
         return reaped;
     }
 
-    private static Long[] ids(List<? extends Record> expired) {
-        return expired.stream().map(r -> r.get(0, Long.class)).toArray(Long[]::new);
-    }
-
-    /** The backoff policy, not SQL, draws the jitter: one source of truth for retry timing. */
-    private Long[] backoffDelays(List<? extends Record> expired) {
-        return expired.stream()
-                .map(r -> options.backoff().delay(Math.max(1, r.get(1, Integer.class))).toMillis())
-                .toArray(Long[]::new);
+    /** Reaps the (id, attempts, max_attempts) rows of {@link #EXPIRED}, each as {@code decider} decides. */
+    private static int reap(DSLContext dsl, List<? extends Record> expired, ExpiredLeaseDecider decider) {
+        Long[] ids = new Long[expired.size()];
+        Integer[] attempts = new Integer[expired.size()];
+        Long[] delays = new Long[expired.size()];
+        for (int i = 0; i < expired.size(); i++) {
+            Record r = expired.get(i);
+            ids[i] = r.get(0, Long.class);
+            attempts[i] = r.get(1, Integer.class);
+            // A running row has attempts >= 1 (its claim counted it); one edited by hand to 0 is asked about as attempt 1.
+            RetryDecision decision = decider.decide(Math.max(1, attempts[i]), r.get(2, Integer.class));
+            delays[i] = switch (Objects.requireNonNull(decision, "the decider's decision")) {
+                case RetryDecision.RetryAfter after -> after.delay().toMillis();
+                case RetryDecision.Dead dead -> null;
+            };
+        }
+        return dsl.query(REAP, ids, attempts, delays).execute();
     }
 
     /**
@@ -534,51 +545,6 @@ public final class PostgresJobStore implements JobStore {
               AND EXISTS (SELECT 1 FROM jobs j WHERE j.state = 'scheduled' AND j.queue = q.queue AND j.run_at <= now())""";
 
     /**
-     * Promotion of one queue in one statement. due: the queue's oldest due scheduled jobs, riding
-     * jobs_due_by_queue, SKIP LOCKED so concurrent promoters take disjoint sets. locked: their tenants'
-     * rows, locked in sorted (queue, tenant) order (LockRows sits above the Sort), so two promoters needing
-     * the same tenants take them in the same order and cannot deadlock; FOR NO KEY UPDATE because
-     * enqueues' foreign-key checks take KEY SHARE on the same rows and must not be blocked. Each tenant's
-     * k-th promoted job gets max(V, last) + k/weight.
-     */
-    private static final String PROMOTE = """
-            WITH due AS MATERIALIZED (
-                SELECT id, queue, tenant, run_at FROM jobs
-                WHERE state = 'scheduled' AND queue = {1} AND run_at <= now()
-                ORDER BY run_at, id
-                LIMIT {0}
-                FOR UPDATE SKIP LOCKED
-            ), ranked AS MATERIALIZED (
-                SELECT id, queue, tenant,
-                       row_number() OVER (PARTITION BY queue, tenant ORDER BY run_at, id) AS ord
-                FROM due
-            ), counts AS MATERIALIZED (
-                SELECT queue, tenant, count(*) AS n FROM ranked GROUP BY queue, tenant
-            ), locked AS MATERIALIZED (
-                SELECT t.queue, t.tenant, t.weight, t.last_vtime FROM tenants t
-                WHERE (t.queue, t.tenant) IN (SELECT queue, tenant FROM counts)
-                ORDER BY t.queue, t.tenant
-                FOR NO KEY UPDATE
-            ), queue_v AS MATERIALIZED (
-                SELECT q.queue, %s AS v
-                FROM (SELECT DISTINCT queue FROM counts) q
-            ), base AS MATERIALIZED (
-                SELECT l.queue, l.tenant, l.weight, greatest(l.last_vtime, qv.v) AS b, c.n
-                FROM locked l JOIN queue_v qv USING (queue) JOIN counts c USING (queue, tenant)
-            ), charged AS (
-                UPDATE tenants t SET last_vtime = base.b + base.n / base.weight
-                FROM base WHERE t.queue = base.queue AND t.tenant = base.tenant
-            ), promoted AS (
-                UPDATE jobs j SET state = 'queued', vtime = base.b + r.ord / base.weight
-                FROM ranked r JOIN base USING (queue, tenant)
-                WHERE j.id = r.id
-                RETURNING j.queue
-            )
-            SELECT p.queue, p.n, pg_notify('%s', p.queue)::text AS notified
-            FROM (SELECT queue, count(*) AS n FROM promoted GROUP BY queue) p""".formatted(
-            Enqueuer.QUEUE_VTIME.replace("{0}", "q.queue"), Enqueuer.CHANNEL);
-
-    /**
      * Promotes up to {@code limit} due jobs in EACH queue that has some, one transaction per queue, so a
      * queue whose promotion fails (a row or tenant the database refuses to update) is logged and skipped
      * while every other queue is promoted. An unreachable database fails the whole call, as before.
@@ -592,7 +558,7 @@ public final class PostgresJobStore implements JobStore {
             try {
                 promoted += run("promote due jobs", () -> dsl.transactionResult(cfg -> {
                     int n = 0;
-                    for (Record r : cfg.dsl().resultQuery(PROMOTE, val(limit, SQLDataType.INTEGER), queue)) {
+                    for (Record r : cfg.dsl().resultQuery(FairTags.PROMOTE, val(limit, SQLDataType.INTEGER), queue)) {
                         n += r.get(1, Long.class).intValue();
                     }
                     return n;
@@ -609,13 +575,6 @@ public final class PostgresJobStore implements JobStore {
 
     // ---------------------------------------------------------------- operator actions
 
-    /** Charges a tenant one job and returns its tag: the enqueue's charge, for a row that already exists. */
-    private static final String CHARGE_ONE = """
-            WITH v AS MATERIALIZED (SELECT %s AS now_v)
-            UPDATE tenants t SET last_vtime = greatest(t.last_vtime, (SELECT now_v FROM v)) + 1 / t.weight
-            WHERE t.queue = {0} AND t.tenant = {1}
-            RETURNING t.last_vtime""".formatted(Enqueuer.QUEUE_VTIME);
-
     /**
      * Requeues a dead job. Reads inside the transaction print the documents guarded (a failed statement
      * would abort it: a legacy row's unprintable payload must not turn a retry into an error), and the
@@ -630,7 +589,7 @@ public final class PostgresJobStore implements JobStore {
             if (current == null) return new RetryResult.NotFound(id);
             if (!JobState.DEAD.dbName().equals(current.get(JOBS.STATE))) return new RetryResult.NotDead(readGuarded(tx, id));
             String queue = current.get(JOBS.QUEUE);
-            double tag = tx.resultQuery(CHARGE_ONE, queue, current.get(JOBS.TENANT)).fetchSingle(0, Double.class);
+            double tag = tx.resultQuery(FairTags.CHARGE_ONE, queue, current.get(JOBS.TENANT)).fetchSingle(0, Double.class);
             // attempts keep counting (a new run must never reuse an old run's fencing token), so the job
             // gets a fresh budget by raising max_attempts instead.
             tx.update(JOBS)

@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jobq.application.fake.Await;
 import io.jobq.application.port.ClaimRequest;
+import io.jobq.application.port.ExpiredLeaseDecider;
 import io.jobq.application.port.JobQuery;
 import io.jobq.application.port.NewJob;
 import io.jobq.application.port.RetryResult;
@@ -20,6 +21,8 @@ import io.jobq.domain.job.JobId;
 import io.jobq.domain.job.JobState;
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.job.TaskName;
+import io.jobq.domain.retry.RetryDecision;
+import io.jobq.domain.retry.RetryPolicy;
 import io.jobq.domain.tenant.TenantId;
 import io.jobq.postgres.testing.PostgresDatabaseExtension;
 import io.jobq.postgres.testing.TestDatabase;
@@ -190,7 +193,7 @@ class PoisonRowsTest {
             Job dead = store.enqueue(job("t").withMaxAttempts(1)).job();
             Job running = store.claim(claim(W1, 1)).getFirst();
             assertThat(running.id()).isEqualTo(dead.id());
-            store.fail(running.fencingToken(), "boom", true);
+            store.fail(running.fencingToken(), "boom", new RetryDecision.Dead(RetryDecision.Cause.PERMANENT_FAILURE));
 
             Job fresh = store.enqueue(job("newcomer")).job();
             Job existing = store.enqueue(job("t")).job();
@@ -256,7 +259,7 @@ class PoisonRowsTest {
 
             Await.until(Duration.ofSeconds(10), "the leases lapse by the database clock",
                     () -> db.dsl().fetchCount(db.dsl().selectFrom("jobs").where("locked_until < now()")) == 3);
-            assertThat(store.reapExpiredLeases(10)).isEqualTo(2);
+            assertThat(store.reapExpiredLeases(10, ExpiredLeaseDecider.by(RetryPolicy.defaults()))).isEqualTo(2);
 
             assertThat(others).allSatisfy(id -> {
                 Job reaped = store.get(id).orElseThrow();

@@ -24,7 +24,7 @@ class PostgresJobStoreContractTest extends JobStoreContract {
         this.db = db;
         // the database is the class's, shared by every test of the contract
         db.emptyTables();
-        store = new PostgresJobStore(db.dataSource(), PostgresJobStore.Options.DEFAULTS.withBackoff(backoff()));
+        store = new PostgresJobStore(db.dataSource());
     }
 
     @Override

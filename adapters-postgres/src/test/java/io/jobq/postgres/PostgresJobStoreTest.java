@@ -8,16 +8,16 @@ import static io.jobq.postgres.StoreFixtures.job;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.jobq.application.port.ExpiredLeaseDecider;
 import io.jobq.application.port.NewJobBatch;
 import io.jobq.application.port.StoreUnavailableException;
-import io.jobq.domain.retry.BackoffPolicy;
+import io.jobq.domain.retry.RetryPolicy;
 import io.jobq.domain.tenant.TenantId;
 import io.jobq.postgres.testing.PostgresDatabaseExtension;
 import io.jobq.postgres.testing.TestDatabase;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
-import java.util.SplittableRandom;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -30,9 +30,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(PostgresDatabaseExtension.class)
 class PostgresJobStoreTest {
 
-    /** Base 1 s, cap 8 s: windows small enough to check, wide enough to see jitter. */
-    static final BackoffPolicy BACKOFF = new BackoffPolicy(Duration.ofSeconds(1), Duration.ofSeconds(8), new SplittableRandom(7));
-
     TestDatabase db;
     PostgresJobStore store;
 
@@ -40,7 +37,7 @@ class PostgresJobStoreTest {
     void setUp(TestDatabase db) {
         this.db = db;
         db.emptyTables();
-        store = new PostgresJobStore(db.dataSource(), PostgresJobStore.Options.DEFAULTS.withBackoff(BACKOFF));
+        store = new PostgresJobStore(db.dataSource());
     }
 
     @Nested
@@ -63,7 +60,7 @@ class PostgresJobStoreTest {
             int reaped = 0;
             while (reaped == 0 && System.nanoTime() < deadline) {
                 Thread.sleep(50);
-                reaped = store.reapExpiredLeases(10);
+                reaped = store.reapExpiredLeases(10, ExpiredLeaseDecider.by(RetryPolicy.defaults()));
             }
             assertThat(reaped).isEqualTo(1);
         }

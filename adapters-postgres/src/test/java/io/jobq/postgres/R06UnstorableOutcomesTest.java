@@ -19,6 +19,7 @@ import io.jobq.domain.job.QueueName;
 import io.jobq.domain.job.StoredText;
 import io.jobq.domain.job.TaskName;
 import io.jobq.domain.retry.BackoffPolicy;
+import io.jobq.domain.retry.RetryPolicy;
 import io.jobq.domain.tenant.TenantId;
 import io.jobq.postgres.testing.PostgresDatabaseExtension;
 import io.jobq.postgres.testing.TestDatabase;
@@ -29,7 +30,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.random.RandomGenerator;
 import java.util.stream.Stream;
 import org.jooq.Record;
 import org.junit.jupiter.api.AfterAll;
@@ -71,9 +71,7 @@ class R06UnstorableOutcomesTest {
     @BeforeAll
     void start(TestDatabase db) {
         this.db = db;
-        // short backoff so the second attempt comes quickly; the jitter window is [0, 200 ms]
-        store = new PostgresJobStore(db.dataSource(), PostgresJobStore.Options.DEFAULTS
-                .withBackoff(new BackoffPolicy(Duration.ofMillis(200), Duration.ofSeconds(1), RandomGenerator.getDefault())));
+        store = new PostgresJobStore(db.dataSource());
         HandlerRegistry handlers = HandlerRegistry.withBuiltIns();
         FAILURES.forEach((task, message) -> handlers.register(task, ctx -> {
             throw new IllegalStateException(message);
@@ -87,6 +85,8 @@ class R06UnstorableOutcomesTest {
         WorkerSettings shortSettings = WorkerSettings.builder().lease(Duration.ofSeconds(2))
                 .maintenanceInterval(Duration.ofMillis(500)).pollInterval(Duration.ofSeconds(30)).build();
         worker = Worker.builder(store, handlers)
+                // short backoff so the second attempt comes quickly; the jitter window is [0, 200 ms]
+                .retryPolicy(new RetryPolicy(BackoffPolicy.of(Duration.ofMillis(200), Duration.ofSeconds(1))))
                 .wakeups(new PostgresWakeupChannel(db.jdbcUrl(), db.dataSource()))
                 .settings(shortSettings)
                 .listener(new WorkerListener() {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jobq.application.fake.Await;
 import io.jobq.application.port.ClaimRequest;
+import io.jobq.application.port.ExpiredLeaseDecider;
 import io.jobq.application.port.FencedWrite;
 import io.jobq.application.port.NewJob;
 import io.jobq.application.port.NewJobBatch;
@@ -18,12 +19,16 @@ import io.jobq.domain.job.QueueName;
 import io.jobq.domain.job.TaskName;
 import io.jobq.domain.lease.WorkerId;
 import io.jobq.domain.retry.BackoffPolicy;
+import io.jobq.domain.retry.FailureKind;
+import io.jobq.domain.retry.RetryDecision;
+import io.jobq.domain.retry.RetryPolicy;
 import io.jobq.domain.tenant.TenantId;
 import io.jobq.postgres.testing.PostgresDatabaseExtension;
 import io.jobq.postgres.testing.TestDatabase;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -34,7 +39,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * R07 — backoff that really backs off: counted from the failure by the database clock, bounded for any
- * attempt count, and jittered so jobs failing together do not retry together.
+ * attempt count, and jittered so jobs failing together do not retry together. The delays are the
+ * worker's {@link RetryPolicy}'s (defaults: base 1 s, cap 10 min); the store writes them from its now().
  */
 @ExtendWith(PostgresDatabaseExtension.class)
 class R07BackoffTest {
@@ -43,7 +49,9 @@ class R07BackoffTest {
     static final Duration CAP = BackoffPolicy.DEFAULT_CAP; // 10 min
 
     TestDatabase db;
-    PostgresJobStore store; // default backoff: base 1 s, cap 10 min
+    static final RetryPolicy POLICY = RetryPolicy.defaults();
+
+    PostgresJobStore store;
 
     @BeforeEach
     void setUp(TestDatabase db) {
@@ -74,24 +82,36 @@ class R07BackoffTest {
         db.execute("UPDATE jobs SET created_at = now() - interval '2 minutes', run_at = now() - interval '2 minutes' WHERE id = {0}",
                 id.value());
         Job running = claimOne();
+        Duration delay = retryDelay(POLICY.decide(running.attempts(), running.maxAttempts(), FailureKind.ERROR));
+        assertThat(delay).isLessThanOrEqualTo(POLICY.backoff().ceiling(1)).isLessThanOrEqualTo(Duration.ofSeconds(1));
         Instant before = dbNow();
-        Job failed = applied(store.fail(running.fencingToken(), "boom", false));
+        Job failed = applied(store.fail(running.fencingToken(), "boom", new RetryDecision.RetryAfter(delay)));
         Instant after = dbNow();
-        Duration ceiling = store.options().backoff().ceiling(1); // min(cap, base · 2^0) = 1 s
-        assertThat(ceiling).isEqualTo(Duration.ofSeconds(1));
         assertThat(failed.state()).isEqualTo(JobState.SCHEDULED);
         assertThat(failed.runAt()).as("run_at vs the failure by the database clock")
-                .isAfterOrEqualTo(before).isBeforeOrEqualTo(after.plus(ceiling));
+                .isAfterOrEqualTo(before.plus(delay)).isBeforeOrEqualTo(after.plus(delay));
         // The same for a reaped run (the other retry path): counted from the reap.
         promoteNowAndClaim(id);
         db.execute("UPDATE jobs SET locked_until = now() - interval '2 minutes', started_at = now() - interval '2 minutes' WHERE id = {0}",
                 id.value());
+        List<Duration> reapDelays = new ArrayList<>();
         Instant beforeReap = dbNow();
-        assertThat(store.reapExpiredLeases(10)).isEqualTo(1);
+        assertThat(store.reapExpiredLeases(10, (attempt, max) -> {
+            RetryDecision d = ExpiredLeaseDecider.by(POLICY).decide(attempt, max);
+            reapDelays.add(retryDelay(d));
+            return d;
+        })).isEqualTo(1);
         Instant afterReap = dbNow();
         Job reaped = store.get(id).orElseThrow();
         assertThat(reaped.state()).isEqualTo(JobState.SCHEDULED);
-        assertThat(reaped.runAt()).isAfterOrEqualTo(beforeReap).isBeforeOrEqualTo(afterReap.plus(store.options().backoff().ceiling(2)));
+        assertThat(reapDelays).hasSize(1).allSatisfy(d -> assertThat(d).isLessThanOrEqualTo(POLICY.backoff().ceiling(2)));
+        assertThat(reaped.runAt()).isAfterOrEqualTo(beforeReap.plus(reapDelays.getFirst()))
+                .isBeforeOrEqualTo(afterReap.plus(reapDelays.getFirst()));
+    }
+
+    private static Duration retryDelay(RetryDecision decision) {
+        assertThat(decision).isInstanceOf(RetryDecision.RetryAfter.class);
+        return ((RetryDecision.RetryAfter) decision).delay();
     }
 
     private void promoteNowAndClaim(JobId id) {
@@ -107,13 +127,14 @@ class R07BackoffTest {
         db.execute("UPDATE jobs SET attempts = 70 WHERE id = {0}", id.value());
         Job running = claimOne();
         assertThat(running.attempts()).isEqualTo(71);
-        Job failed = applied(store.fail(running.fencingToken(), "boom", false));
+        RetryDecision decision = POLICY.decide(running.attempts(), running.maxAttempts(), FailureKind.ERROR);
+        Job failed = applied(store.fail(running.fencingToken(), "boom", decision));
         assertThat(failed.state()).isEqualTo(JobState.SCHEDULED);
         assertThat(failed.runAt()).isBeforeOrEqualTo(dbNow().plus(CAP).plusSeconds(1)).isAfterOrEqualTo(failed.finishedAt().orElse(Instant.MIN));
 
         promoteNowAndClaim(id);
         db.execute("UPDATE jobs SET locked_until = now() - interval '1 second' WHERE id = {0}", id.value());
-        assertThat(store.reapExpiredLeases(10)).isEqualTo(1);
+        assertThat(store.reapExpiredLeases(10, ExpiredLeaseDecider.by(POLICY))).isEqualTo(1);
         Job reaped = store.get(id).orElseThrow();
         assertThat(reaped.attempts()).isEqualTo(72);
         assertThat(reaped.state()).isEqualTo(JobState.SCHEDULED);
@@ -126,13 +147,12 @@ class R07BackoffTest {
      */
     @Test
     void aHundredJobsFailingTogetherDoNotRetryTogether() {
-        PostgresJobStore twoSeconds = new PostgresJobStore(db.dataSource(),
-                PostgresJobStore.Options.DEFAULTS.withBackoff(BackoffPolicy.of(Duration.ofSeconds(2), CAP)));
         Map<JobId, Instant> retryAt = new ConcurrentHashMap<>();
         WorkerSettings settings = WorkerSettings.builder().concurrency(100).claimBatchSize(100)
                 .lease(Duration.ofSeconds(10)).maintenanceInterval(Duration.ofMillis(250)).listen(false)
                 .pollInterval(Duration.ofMillis(200)).build();
-        try (Worker worker = Worker.builder(twoSeconds, HandlerRegistry.withBuiltIns()).settings(settings)
+        try (Worker worker = Worker.builder(store, HandlerRegistry.withBuiltIns()).settings(settings)
+                .retryPolicy(new RetryPolicy(BackoffPolicy.of(Duration.ofSeconds(2), CAP)))
                 .listener(new WorkerListener() {
                     @Override
                     public void failed(Job claimed, String error, Job recorded) {
@@ -140,7 +160,7 @@ class R07BackoffTest {
                     }
                 }).build()) {
             // One INSERT, so all 100 are claimed by one claim and fail at the same moment.
-            List<JobId> ids = twoSeconds.enqueueBatch(new NewJobBatch(T, QueueName.DEFAULT, TaskName.of("fail"),
+            List<JobId> ids = store.enqueueBatch(new NewJobBatch(T, QueueName.DEFAULT, TaskName.of("fail"),
                     Collections.nCopies(100, "{\"times\": 1}"), 5, Duration.ZERO));
             worker.start();
             Await.until(Duration.ofSeconds(30), "100 first failures recorded", () -> retryAt.size() == 100);

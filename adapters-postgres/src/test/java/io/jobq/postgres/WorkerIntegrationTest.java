@@ -29,6 +29,7 @@ import io.jobq.domain.job.TaskName;
 import io.jobq.domain.lease.FencingToken;
 import io.jobq.domain.lease.WorkerId;
 import io.jobq.domain.retry.BackoffPolicy;
+import io.jobq.domain.retry.RetryPolicy;
 import io.jobq.domain.tenant.TenantId;
 import io.jobq.postgres.testing.ForwardingJobStore;
 import io.jobq.postgres.testing.PostgresDatabaseExtension;
@@ -48,7 +49,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
-import java.util.random.RandomGenerator;
 import java.util.stream.IntStream;
 import javax.sql.DataSource;
 import org.assertj.core.api.SoftAssertions;
@@ -78,8 +78,7 @@ class WorkerIntegrationTest {
     static final AtomicInteger QUEUES = new AtomicInteger();
 
     /** Retries due 0..1 ms after a first failure, at most 20 ms later: backoff never slows a test. */
-    static final BackoffPolicy TINY_BACKOFF =
-            new BackoffPolicy(Duration.ofMillis(1), Duration.ofMillis(20), RandomGenerator.getDefault());
+    static final RetryPolicy TINY_BACKOFF = new RetryPolicy(BackoffPolicy.of(Duration.ofMillis(1), Duration.ofMillis(20)));
 
     /**
      * The listener's connection check (a {@code SELECT 1} after 60 s of quiet) is pushed past any test,
@@ -108,7 +107,7 @@ class WorkerIntegrationTest {
     @BeforeEach
     void setUp(TestDatabase db) {
         this.db = db;
-        store = new PostgresJobStore(db.dataSource(), PostgresJobStore.Options.DEFAULTS.withBackoff(TINY_BACKOFF));
+        store = new PostgresJobStore(db.dataSource(), PostgresJobStore.Options.DEFAULTS);
         queue = QueueName.of("it-" + QUEUES.incrementAndGet());
         probe = new Probe();
         handlers = HandlerRegistry.withBuiltIns().register("probe", probe);
@@ -400,7 +399,7 @@ class WorkerIntegrationTest {
             handlers.register("effect", effects);
             List<Started> started = new ArrayList<>();
             for (int i = 0; i < WORKERS; i++) {
-                JobStore own = new PostgresJobStore(pool(4), PostgresJobStore.Options.DEFAULTS.withBackoff(TINY_BACKOFF));
+                JobStore own = new PostgresJobStore(pool(4), PostgresJobStore.Options.DEFAULTS);
                 started.add(start(own, SHORT.toBuilder().workerId(WorkerId.of("load-" + i)).build()));
             }
 
@@ -470,7 +469,7 @@ class WorkerIntegrationTest {
         PostgresWakeupChannel channel = new PostgresWakeupChannel(db.jdbcUrl(), db.dataSource(), LISTEN_OPTIONS);
         Events events = new Events();
         Worker worker = Worker.builder(jobStore, handlers).wakeups(channel).settings(settings.toBuilder().queues(queue).build())
-                .listener(events).build();
+                .retryPolicy(TINY_BACKOFF).listener(events).build();
         workers.add(worker);
         worker.start();
         return new Started(worker, channel, events);

@@ -3,6 +3,7 @@ package io.jobq.postgres.testing;
 import io.jobq.application.port.Backlog;
 import io.jobq.application.port.ClaimRequest;
 import io.jobq.application.port.EnqueueResult;
+import io.jobq.application.port.ExpiredLeaseDecider;
 import io.jobq.application.port.FencedWrite;
 import io.jobq.application.port.JobQuery;
 import io.jobq.application.port.JobStore;
@@ -18,6 +19,7 @@ import io.jobq.domain.job.JobState;
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.lease.FencingToken;
 import io.jobq.domain.lease.WorkerId;
+import io.jobq.domain.retry.RetryDecision;
 import io.jobq.domain.tenant.TenantId;
 import java.time.Duration;
 import java.util.Collection;
@@ -59,8 +61,8 @@ public class ForwardingJobStore implements JobStore {
     }
 
     @Override
-    public FencedWrite fail(FencingToken token, String error, boolean permanent) {
-        return delegate.fail(token, error, permanent);
+    public FencedWrite fail(FencingToken token, String error, RetryDecision decision) {
+        return delegate.fail(token, error, decision);
     }
 
     @Override
@@ -74,8 +76,8 @@ public class ForwardingJobStore implements JobStore {
     }
 
     @Override
-    public int reapExpiredLeases(int limit) {
-        return delegate.reapExpiredLeases(limit);
+    public int reapExpiredLeases(int limit, ExpiredLeaseDecider decider) {
+        return delegate.reapExpiredLeases(limit, decider);
     }
 
     @Override

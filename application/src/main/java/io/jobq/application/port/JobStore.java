@@ -7,6 +7,7 @@ import io.jobq.domain.job.JobState;
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.lease.FencingToken;
 import io.jobq.domain.lease.WorkerId;
+import io.jobq.domain.retry.RetryDecision;
 import io.jobq.domain.tenant.TenantId;
 import java.time.Duration;
 import java.util.Collection;
@@ -18,6 +19,11 @@ import java.util.Set;
 /**
  * All of jobq's persistence. Every time that decides a job's fate (run_at, lease expiry, backoff
  * due) is taken from the store's clock (the database's {@code now()}), never the caller's.
+ *
+ * <p>A store decides nothing about retries: after a failed or expired attempt it writes exactly the
+ * {@link RetryDecision} it is given (the domain's {@link io.jobq.domain.retry.RetryPolicy} makes it),
+ * {@link RetryDecision.RetryAfter} as scheduled at its own {@code now() + delay}, {@link RetryDecision.Dead}
+ * as dead now.
  *
  * <p>Every method may throw {@link StoreUnavailableException} when the store cannot be reached,
  * and {@link JobQueueException} for any other infrastructure failure. A write that throws has
@@ -71,14 +77,16 @@ public interface JobStore {
     FencedWrite complete(FencingToken token, Optional<String> resultJson);
 
     /**
-     * Records a failed run. Retryable with attempts left: scheduled at {@code now() + backoff}
-     * (full jitter). Permanent, or the last allowed attempt: dead.
+     * Records a failed run as {@code decision} says, whatever attempts the job has left:
+     * {@link RetryDecision.RetryAfter} → scheduled at the store's {@code now() + delay} (counted from the
+     * failure, not from the job's earlier run_at); {@link RetryDecision.Dead} → dead, finished now.
      *
      * @param error the failure message; sanitised (no NUL, valid UTF-16) and bounded to
      *     {@value #MAX_ERROR_BYTES} UTF-8 bytes with a truncation marker, never refused
+     * @param decision what becomes of the job, as the domain's retry policy decided it
      * @return {@link FencedWrite.Applied} with the scheduled or dead job, or {@link FencedWrite.Rejected}
      */
-    FencedWrite fail(FencingToken token, String error, boolean permanent);
+    FencedWrite fail(FencingToken token, String error, RetryDecision decision);
 
     /** Largest stored result, in UTF-8 bytes of JSON text (1 MiB, the API's default body limit). */
     int MAX_RESULT_BYTES = 1024 * 1024;
@@ -106,12 +114,16 @@ public interface JobStore {
     List<Job> runsLeasedTo(WorkerId worker, int limit);
 
     /**
-     * Reaps up to {@code limit} running jobs whose lease has expired: scheduled with backoff, or dead
-     * when that was their last allowed attempt. {@code last_error} names the expired lease and its owner.
+     * Reaps up to {@code limit} running jobs whose lease has expired (oldest expiry first), each as
+     * {@code decider} decides from its attempt and max attempts. Safe to run from many workers at once:
+     * each run is reaped once, with the decision made for it. The reaped attempt counts: {@code attempts}
+     * is not reset. {@code last_error} names the expired lease, its owner and the attempt: "lease expired:
+     * worker w1 did not finish attempt 2 of 5 before its lease ran out at …". If {@code decider} throws,
+     * the call fails and the batch it was deciding for is left running.
      *
      * @return how many jobs were reaped
      */
-    int reapExpiredLeases(int limit);
+    int reapExpiredLeases(int limit, ExpiredLeaseDecider decider);
 
     /**
      * Promotes scheduled jobs whose {@code run_at} has passed to queued, each with a fresh fair start tag:

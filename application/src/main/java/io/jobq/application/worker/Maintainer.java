@@ -1,7 +1,9 @@
 package io.jobq.application.worker;
 
+import io.jobq.application.port.ExpiredLeaseDecider;
 import io.jobq.application.port.JobStore;
 import io.jobq.domain.lease.WorkerId;
+import io.jobq.domain.retry.RetryPolicy;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.IntUnaryOperator;
@@ -30,6 +32,7 @@ final class Maintainer {
     static final int MAX_ROUNDS = 100;
 
     private final JobStore store;
+    private final ExpiredLeaseDecider decider;
     private final WorkerId worker;
     private final WorkerSettings settings;
     private final LeaseKeeper leases;
@@ -38,9 +41,11 @@ final class Maintainer {
     private final ErrorReporter errors;
     private final StopLatch stop;
 
-    Maintainer(JobStore store, WorkerId worker, WorkerSettings settings, LeaseKeeper leases, WakeSignal claimSignal,
-            WorkerListener listener, ErrorReporter errors, StopLatch stop) {
+    /** @param retryPolicy decides, for each expired lease it reaps, between a retry and dead ({@code LEASE_EXPIRED}) */
+    Maintainer(JobStore store, RetryPolicy retryPolicy, WorkerId worker, WorkerSettings settings, LeaseKeeper leases,
+            WakeSignal claimSignal, WorkerListener listener, ErrorReporter errors, StopLatch stop) {
         this.store = store;
+        this.decider = ExpiredLeaseDecider.by(retryPolicy);
         this.worker = worker;
         this.settings = settings;
         this.leases = leases;
@@ -64,7 +69,7 @@ final class Maintainer {
         boolean failed = false;
         if (leases.ownLeasesCurrent()) {
             try {
-                reaped = repeatWhileFull(store::reapExpiredLeases);
+                reaped = repeatWhileFull(limit -> store.reapExpiredLeases(limit, decider));
             } catch (Throwable e) {
                 failed = true;
                 errors.maintenanceError("reap expired leases", e);

@@ -7,6 +7,8 @@ import io.jobq.domain.job.JobState;
 import io.jobq.domain.job.StoredText;
 import io.jobq.domain.lease.FencingToken;
 import io.jobq.domain.retry.FailureKind;
+import io.jobq.domain.retry.RetryDecision;
+import io.jobq.domain.retry.RetryPolicy;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.Optional;
@@ -17,7 +19,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Records each run's outcome in the store, fenced by the run's token: {@link JobStore#complete} for a
- * success, {@link JobStore#fail} for a failure. A write that throws is tried {@value Worker#WRITE_ATTEMPTS}
+ * success, {@link JobStore#fail} for a failure with the {@link RetryDecision} the worker's {@link RetryPolicy}
+ * makes from the attempt, the job's max attempts and the {@link FailureKind}. A write that throws is tried {@value Worker#WRITE_ATTEMPTS}
  * times in all (pauses 200 ms, 400 ms) and then left to the lease: a job is never reported done unless the
  * store said so. A write the store rejects (the run was reaped or re-claimed meanwhile) changes nothing and
  * the outcome is discarded ({@link DiscardReason#WRITE_REJECTED}).
@@ -29,6 +32,7 @@ final class OutcomeRecorder {
     static final Duration WRITE_RETRY_PAUSE = Duration.ofMillis(200);
 
     private final JobStore store;
+    private final RetryPolicy retryPolicy;
     private final WorkerListener listener;
     private final ErrorReporter errors;
     private final InstantSource clock;
@@ -39,10 +43,11 @@ final class OutcomeRecorder {
      * @param abandoning true once shutdown has given up on runs in hand: a failing write is not retried then
      * @param runs told of every run let go without its outcome written, whose lease may still be this worker's
      */
-    OutcomeRecorder(JobStore store, WorkerListener listener, ErrorReporter errors, InstantSource clock,
-            BooleanSupplier abandoning, RunsInHand runs) {
+    OutcomeRecorder(JobStore store, RetryPolicy retryPolicy, WorkerListener listener, ErrorReporter errors,
+            InstantSource clock, BooleanSupplier abandoning, RunsInHand runs) {
         this.runs = runs;
         this.store = store;
+        this.retryPolicy = retryPolicy;
         this.listener = listener;
         this.errors = errors;
         this.clock = clock;
@@ -80,12 +85,13 @@ final class OutcomeRecorder {
     private void fail(Run run, Outcome.Failed f) {
         FencingToken token = run.token;
         String error = StoredText.sanitize(f.error(), JobStore.MAX_ERROR_BYTES);
-        boolean permanent = f.kind() == FailureKind.PERMANENT;
-        Optional<FencedWrite> write = writeWithRetries("fail", run, () -> store.fail(token, error, permanent));
+        // Decided once: a write tried again writes the same decision, not a fresh draw.
+        RetryDecision decision = retryPolicy.decide(token.attempt(), run.job.maxAttempts(), f.kind());
+        Optional<FencedWrite> write = writeWithRetries("fail", run, () -> store.fail(token, error, decision));
         if (write.isEmpty()) return;
         switch (write.get()) {
             case FencedWrite.Applied applied -> {
-                logFailure(run.job, applied.job(), error, f);
+                logFailure(run.job, decision, error, f);
                 errors.notify(() -> listener.failed(run.job, error, applied.job()));
             }
             case FencedWrite.Rejected rejected -> discard(run, DiscardReason.WRITE_REJECTED,
@@ -128,18 +134,19 @@ final class OutcomeRecorder {
         return Optional.empty();
     }
 
-    private static void logFailure(Job claimed, Job recorded, String error, Outcome.Failed f) {
-        boolean permanent = f.kind() == FailureKind.PERMANENT;
+    /** Logs the failure as it was decided (the store wrote exactly that). */
+    private static void logFailure(Job claimed, RetryDecision decision, String error, Outcome.Failed f) {
         // Stack traces only for unexpected exceptions; a PermanentJobFailure's message says it all.
-        Throwable stack = permanent ? null : f.cause();
-        if (recorded.state() == JobState.DEAD) {
-            JobLogFields.of(log.atWarn(), claimed).addKeyValue("permanent", permanent).setCause(stack)
+        Throwable stack = f.kind() == FailureKind.PERMANENT ? null : f.cause();
+        switch (decision) {
+            case RetryDecision.Dead dead -> JobLogFields.of(log.atWarn(), claimed).addKeyValue("failure", f.kind())
+                    .addKeyValue("cause", dead.cause()).setCause(stack)
                     .log("job {} is dead after attempt {}/{} ({}): {}", claimed.id(), claimed.attempts(),
-                            claimed.maxAttempts(), permanent ? "permanent failure" : "out of attempts", error);
-        } else {
-            JobLogFields.of(log.atInfo(), claimed).addKeyValue("retryAt", recorded.runAt()).setCause(stack)
-                    .log("job {} failed on attempt {}/{}, retry at {}: {}", claimed.id(), claimed.attempts(),
-                            claimed.maxAttempts(), recorded.runAt(), error);
+                            claimed.maxAttempts(), dead.cause().description(), error);
+            case RetryDecision.RetryAfter retry -> JobLogFields.of(log.atInfo(), claimed).addKeyValue("failure", f.kind())
+                    .addKeyValue("retryDelayMs", retry.delay().toMillis()).setCause(stack)
+                    .log("job {} failed on attempt {}/{}, retry in {} ms: {}", claimed.id(), claimed.attempts(),
+                            claimed.maxAttempts(), retry.delay().toMillis(), error);
         }
     }
 

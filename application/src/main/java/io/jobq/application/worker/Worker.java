@@ -7,6 +7,7 @@ import io.jobq.application.port.JobStore;
 import io.jobq.application.port.WakeupChannel;
 import io.jobq.domain.job.TaskName;
 import io.jobq.domain.lease.WorkerId;
+import io.jobq.domain.retry.RetryPolicy;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -33,7 +34,8 @@ import org.slf4j.LoggerFactory;
  *       statement, and adopts a claim whose answer was lost</td></tr>
  *   <tr><td>{@link JobRunner}</td><td>a virtual thread per run, at most {@link WorkerSettings#concurrency()}</td>
  *       <td>runs the handler under its task's timeout</td></tr>
- *   <tr><td>{@link OutcomeRecorder}</td><td>the run's thread</td><td>writes done or failed, fenced, with retries</td></tr>
+ *   <tr><td>{@link OutcomeRecorder}</td><td>the run's thread</td><td>writes done, or failed as the worker's
+ *       {@link RetryPolicy} decides; fenced, with retries</td></tr>
  *   <tr><td>{@link LeaseKeeper}</td><td>one platform thread, and the timer</td><td>heartbeats every lease in hand in
  *       one statement; flags leases in jeopardy</td></tr>
  *   <tr><td>{@link Maintainer}</td><td>one platform thread, if enabled</td><td>reaps expired leases, promotes due
@@ -111,12 +113,13 @@ public final class Worker implements AutoCloseable {
         this.listener = b.listener;
         this.errors = new ErrorReporter(id, listener, b.fatalErrors);
         this.runs = new RunsInHand(settings.concurrency(), claimSignal);
-        OutcomeRecorder recorder = new OutcomeRecorder(store, listener, errors, b.clock, () -> abandoning, runs);
+        OutcomeRecorder recorder = new OutcomeRecorder(store, b.retryPolicy, listener, errors, b.clock, () -> abandoning, runs);
         this.runner = new JobRunner(id, handlers, settings, runs, recorder, b.mapper, b.clock, listener, errors,
                 () -> abandoning);
         this.claimLoop = new ClaimLoop(store, id, settings, runs, runner, claimSignal, listener, errors, claimingStopped);
         this.leaseKeeper = new LeaseKeeper(store, settings, runs, listener, errors, backgroundStopped);
-        this.maintainer = new Maintainer(store, id, settings, leaseKeeper, claimSignal, listener, errors, backgroundStopped);
+        this.maintainer = new Maintainer(store, b.retryPolicy, id, settings, leaseKeeper, claimSignal, listener, errors,
+                backgroundStopped);
     }
 
     /**
@@ -137,6 +140,7 @@ public final class Worker implements AutoCloseable {
         private WorkerListener listener = WorkerListener.NONE;
         private ObjectMapper mapper = defaultMapper();
         private FatalErrorPolicy fatalErrors = FatalErrorPolicy.HALT;
+        private RetryPolicy retryPolicy = RetryPolicy.defaults();
 
         private Builder(JobStore store, HandlerRegistry handlers) {
             this.store = Objects.requireNonNull(store, "store");
@@ -185,6 +189,16 @@ public final class Worker implements AutoCloseable {
          */
         public Builder fatalErrors(FatalErrorPolicy value) {
             this.fatalErrors = Objects.requireNonNull(value, "fatalErrors");
+            return this;
+        }
+
+        /**
+         * Decides retry-after-delay or dead after every failed attempt this worker records, and for every
+         * expired lease its maintenance reaps. Default: {@link RetryPolicy#defaults()} (backoff base 1 s,
+         * cap 10 min, full jitter).
+         */
+        public Builder retryPolicy(RetryPolicy value) {
+            this.retryPolicy = Objects.requireNonNull(value, "retryPolicy");
             return this;
         }
 

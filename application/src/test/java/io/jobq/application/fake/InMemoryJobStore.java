@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.node.TextNode;
 import io.jobq.application.port.Backlog;
 import io.jobq.application.port.ClaimRequest;
 import io.jobq.application.port.EnqueueResult;
+import io.jobq.application.port.ExpiredLeaseDecider;
 import io.jobq.application.port.FencedWrite;
 import io.jobq.application.port.JobQuery;
 import io.jobq.application.port.JobStore;
@@ -19,7 +20,6 @@ import io.jobq.application.port.NewJobBatch;
 import io.jobq.application.port.RetryResult;
 import io.jobq.application.port.StoreUnavailableException;
 import io.jobq.application.port.TenantSettings;
-import io.jobq.domain.fairness.FairQueue;
 import io.jobq.domain.fairness.TenantWeight;
 import io.jobq.domain.job.Job;
 import io.jobq.domain.job.JobId;
@@ -31,7 +31,7 @@ import io.jobq.domain.job.TaskName;
 import io.jobq.domain.lease.FencingToken;
 import io.jobq.domain.lease.Lease;
 import io.jobq.domain.lease.WorkerId;
-import io.jobq.domain.retry.BackoffPolicy;
+import io.jobq.domain.retry.RetryDecision;
 import io.jobq.domain.tenant.TenantId;
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -62,14 +62,15 @@ import java.util.function.Supplier;
  * transaction it stands for; the injected clock plays the database's {@code now()}.
  *
  * <ul>
- *   <li>Fairness: start tags from {@link FairQueue} with V = the lowest tag queued in the queue, or,
- *       when none is queued, the highest tag handed out in that queue (max over its tenants' last tags).
+ *   <li>Fairness: start tags {@code max(V, L) + 1/weight} as the PostgreSQL store's {@code FairTags} hands them
+ *       out, with V = the lowest tag queued in the queue, or, when none is queued, the highest tag handed out
+ *       in that queue (max over its tenants' last tags), and L the tenant's last tag.
  *   <li>Claim: lowest (vtime, id) first across the requested queues; increments attempts; leases until
  *       {@code now + leaseFor}.
  *   <li>complete / fail / heartbeat apply only to a running row carrying the token's (id, worker, attempt).
- *   <li>fail: dead when permanent or {@code attempts >= maxAttempts}, else scheduled at
- *       {@code now + backoff.delay(attempts)}. Reap does the same for leases with {@code expiry < now},
- *       {@code last_error} naming the expired lease and its owner.
+ *   <li>fail writes the decision it is given: {@code RetryAfter(delay)} → scheduled at {@code now + delay},
+ *       {@code Dead} → dead now. Reap asks its decider about each lease with {@code expiry < now} and writes
+ *       the answer the same way, {@code last_error} naming the expired lease and its owner.
  *   <li>Promotion: V is read once per pass, so jobs promoted together into an empty queue start level.
  *   <li>Error texts via {@link StoredText#sanitize}. A payload must be JSON jsonb can store (no {@code \u0000}
  *       or lone-surrogate escape), else IllegalArgumentException. A result's NUL characters and lone
@@ -94,7 +95,6 @@ import java.util.function.Supplier;
  */
 public final class InMemoryJobStore implements JobStore {
     private final InstantSource clock;
-    private final BackoffPolicy backoff;
     private final ReentrantLock lock = new ReentrantLock();
     private final TreeMap<Long, Row> rows = new TreeMap<>();
     private final Map<TenantKey, TenantRow> tenants = new HashMap<>();
@@ -106,14 +106,9 @@ public final class InMemoryJobStore implements JobStore {
     private final Set<String> downMethods = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private long nextId = 1;
 
-    /** A store on {@code clock} with {@link BackoffPolicy#defaults()}. */
+    /** An empty store whose {@code now()} is {@code clock}. */
     public InMemoryJobStore(InstantSource clock) {
-        this(clock, BackoffPolicy.defaults());
-    }
-
-    public InMemoryJobStore(InstantSource clock, BackoffPolicy backoff) {
         this.clock = Objects.requireNonNull(clock, "clock");
-        this.backoff = Objects.requireNonNull(backoff, "backoff");
     }
 
     // --- test hooks ---------------------------------------------------------------------------
@@ -270,12 +265,13 @@ public final class InMemoryJobStore implements JobStore {
     }
 
     @Override
-    public FencedWrite fail(FencingToken token, String error, boolean permanent) {
+    public FencedWrite fail(FencingToken token, String error, RetryDecision decision) {
         Objects.requireNonNull(error, "error");
+        Objects.requireNonNull(decision, "decision");
         return tx("fail", () -> {
             Row r = holder(token);
             if (r == null) return rejected(token);
-            retryOrBury(r, StoredText.sanitize(error, MAX_ERROR_BYTES), permanent);
+            write(r, error, decision);
             return new FencedWrite.Applied(r.toJob());
         });
     }
@@ -306,8 +302,9 @@ public final class InMemoryJobStore implements JobStore {
     }
 
     @Override
-    public int reapExpiredLeases(int limit) {
+    public int reapExpiredLeases(int limit, ExpiredLeaseDecider decider) {
         checkLimit(limit);
+        Objects.requireNonNull(decider, "decider");
         return tx("reapExpiredLeases", () -> {
             Instant now = clock.instant();
             List<Row> expired = rows.values().stream()
@@ -315,10 +312,15 @@ public final class InMemoryJobStore implements JobStore {
                     .sorted(Comparator.comparing((Row r) -> r.lockedUntil).thenComparingLong(r -> r.id))
                     .limit(limit)
                     .toList();
-            for (Row r : expired) {
+            // Decided for every row before any is written: a decider that throws leaves the batch running.
+            List<RetryDecision> decisions = expired.stream()
+                    .map(r -> Objects.requireNonNull(decider.decide(r.attempts, r.maxAttempts), "the decider's decision"))
+                    .toList();
+            for (int i = 0; i < expired.size(); i++) {
+                Row r = expired.get(i);
                 String error = "lease expired: worker " + r.lockedBy + " did not finish attempt " + r.attempts + " of "
                         + r.maxAttempts + " before its lease ran out at " + r.lockedUntil;
-                retryOrBury(r, error, false);
+                write(r, error, decisions.get(i));
             }
             return expired.size();
         });
@@ -480,7 +482,7 @@ public final class InMemoryJobStore implements JobStore {
 
     private void makeRunnable(Row r, double queueVirtualTime) {
         TenantRow tenant = tenantRow(r.queue, r.tenant);
-        double tag = FairQueue.startTag(queueVirtualTime, tenant.lastVtime, tenant.weight);
+        double tag = Math.max(queueVirtualTime, tenant.lastVtime) + tenant.weight.step();
         tenant.lastVtime = tag;
         r.vtime = tag;
         r.state = JobState.QUEUED;
@@ -504,15 +506,19 @@ public final class InMemoryJobStore implements JobStore {
         return tenants.computeIfAbsent(new TenantKey(queue, tenant), k -> new TenantRow());
     }
 
-    private void retryOrBury(Row r, String error, boolean permanent) {
+    /** Writes a failed run as decided: scheduled at now + delay, or dead now. */
+    private void write(Row r, String error, RetryDecision decision) {
         Instant now = clock.instant();
         r.lastError = Optional.of(StoredText.sanitize(error, MAX_ERROR_BYTES));
-        if (permanent || r.attempts >= r.maxAttempts) {
-            r.state = JobState.DEAD;
-            r.finishedAt = now;
-        } else {
-            r.state = JobState.SCHEDULED;
-            r.runAt = now.plus(backoff.delay(r.attempts));
+        switch (decision) {
+            case RetryDecision.RetryAfter after -> {
+                r.state = JobState.SCHEDULED;
+                r.runAt = now.plus(after.delay());
+            }
+            case RetryDecision.Dead dead -> {
+                r.state = JobState.DEAD;
+                r.finishedAt = now;
+            }
         }
         r.clearLease();
     }

@@ -8,7 +8,7 @@ import java.time.Instant;
 /** The fake must keep the port's contract exactly as the PostgreSQL store does: the worker's tests trust it. */
 class InMemoryJobStoreContractTest extends JobStoreContract {
     final ManualClock clock = new ManualClock();
-    final InMemoryJobStore store = new InMemoryJobStore(clock, backoff());
+    final InMemoryJobStore store = new InMemoryJobStore(clock);
 
     @Override
     protected JobStore store() {

@@ -16,13 +16,14 @@ import io.jobq.domain.job.TaskName;
 import io.jobq.domain.lease.FencingToken;
 import io.jobq.domain.lease.WorkerId;
 import io.jobq.domain.retry.BackoffPolicy;
+import io.jobq.domain.retry.RetryDecision;
+import io.jobq.domain.retry.RetryPolicy;
 import io.jobq.domain.tenant.TenantId;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.SplittableRandom;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -32,8 +33,7 @@ import org.junit.jupiter.api.Test;
  * so the in-memory fake the worker's unit tests rely on cannot drift from the PostgreSQL store. Where
  * the two disagree, the PostgreSQL store is the reference.
  *
- * <p>A subclass supplies the store (built with {@link #backoff()}), the store's clock and a way to age
- * the store's rows. Time moves only through {@link #advanceTime}, never by sleeping, so every bound
+ * <p>A subclass supplies the store, the store's clock and a way to age the store's rows. Time moves only through {@link #advanceTime}, never by sleeping, so every bound
  * below is deterministic: a real store's clock creeps on by the milliseconds a test takes, which is why
  * instants are checked between a reading before and one after the call, and why "not yet" cases keep
  * a margin of seconds.
@@ -51,18 +51,22 @@ public abstract class JobStoreContract {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    /**
-     * The backoff every store under contract must be built with: base 1 s, cap 8 s, so a retry is due
-     * within {@link #RETRY_DUE} of its failure whatever the jitter draws, well before a lease lapses.
-     */
-    protected static BackoffPolicy backoff() {
-        return new BackoffPolicy(Duration.ofSeconds(1), Duration.ofSeconds(8), new SplittableRandom(7));
-    }
+    /** A failure's usual decision in these cases: retry after 1 s. */
+    protected static final RetryDecision RETRY_IN_1S = new RetryDecision.RetryAfter(Duration.ofSeconds(1));
+    /** Dead now, as for a permanent failure. */
+    protected static final RetryDecision DEAD = new RetryDecision.Dead(RetryDecision.Cause.PERMANENT_FAILURE);
 
-    /** Longer than any backoff {@link #backoff()} draws, shorter than {@link #LEASE}. */
+    /**
+     * Reaps as a worker does: the domain's policy for an expired lease, with backoff base 1 s and cap 8 s,
+     * so a reaped run is due again within {@link #RETRY_DUE}, well before a lease lapses.
+     */
+    protected static final ExpiredLeaseDecider REAP =
+            ExpiredLeaseDecider.by(new RetryPolicy(BackoffPolicy.of(Duration.ofSeconds(1), Duration.ofSeconds(8))));
+
+    /** Longer than any delay {@link #RETRY_IN_1S} or {@link #REAP} gives, shorter than {@link #LEASE}. */
     protected static final Duration RETRY_DUE = Duration.ofSeconds(9);
 
-    /** A fresh, empty store for the current test, built with {@link #backoff()}. */
+    /** A fresh, empty store for the current test. */
     protected abstract JobStore store();
 
     /** The store's clock now (the database's {@code now()} for a real store). */
@@ -113,10 +117,15 @@ public abstract class JobStoreContract {
         return ((FencedWrite.Applied) write).job();
     }
 
+    /** {@link JobStore#reapExpiredLeases} as a worker calls it, with {@link #REAP}. */
+    int reap(int limit) {
+        return store().reapExpiredLeases(limit, REAP);
+    }
+
     /** Expires {@code job}'s lease, reaps it, makes its retry due, promotes it and claims it again. */
     Job reclaimAfterLeaseExpiry(WorkerId worker) {
         advanceTime(LEASE.plusSeconds(1));
-        assertThat(store().reapExpiredLeases(10)).isEqualTo(1);
+        assertThat(reap(10)).isEqualTo(1);
         advanceTime(RETRY_DUE);
         assertThat(store().promoteDue(10)).isEqualTo(1);
         return claimOne(worker);
@@ -367,7 +376,7 @@ public abstract class JobStoreContract {
         @Test
         void completeWithoutAResultLeavesItAbsentAndKeepsAnEarlierAttemptsError() {
             Job first = running();
-            store().fail(first.fencingToken(), "flaky", false);
+            store().fail(first.fencingToken(), "flaky", RETRY_IN_1S);
             advanceTime(RETRY_DUE);
             store().promoteDue(10);
             Job second = claimOne(W1);
@@ -406,7 +415,7 @@ public abstract class JobStoreContract {
             assertRejectedEverywhere(completed.fencingToken(), done);
 
             Job failed = running();
-            Job scheduled = applied(store().fail(failed.fencingToken(), "boom", false));
+            Job scheduled = applied(store().fail(failed.fencingToken(), "boom", RETRY_IN_1S));
             assertRejectedEverywhere(failed.fencingToken(), scheduled);
         }
 
@@ -415,7 +424,7 @@ public abstract class JobStoreContract {
             FencingToken ghost = new FencingToken(JobId.of(999_999), W1, 1);
 
             assertThat(store().complete(ghost, Optional.empty())).isEqualTo(new FencedWrite.Rejected(ghost, Optional.empty()));
-            assertThat(store().fail(ghost, "x", true)).isEqualTo(new FencedWrite.Rejected(ghost, Optional.empty()));
+            assertThat(store().fail(ghost, "x", DEAD)).isEqualTo(new FencedWrite.Rejected(ghost, Optional.empty()));
             assertThat(store().heartbeat(List.of(ghost), LEASE)).containsExactly(ghost);
         }
 
@@ -423,8 +432,8 @@ public abstract class JobStoreContract {
         void assertRejectedEverywhere(FencingToken stale, Job now) {
             assertThat(store().complete(stale, Optional.of("{\"stale\": true}")))
                     .isEqualTo(new FencedWrite.Rejected(stale, Optional.of(now)));
-            assertThat(store().fail(stale, "stale", true)).isEqualTo(new FencedWrite.Rejected(stale, Optional.of(now)));
-            assertThat(store().fail(stale, "stale", false)).isEqualTo(new FencedWrite.Rejected(stale, Optional.of(now)));
+            assertThat(store().fail(stale, "stale", DEAD)).isEqualTo(new FencedWrite.Rejected(stale, Optional.of(now)));
+            assertThat(store().fail(stale, "stale", RETRY_IN_1S)).isEqualTo(new FencedWrite.Rejected(stale, Optional.of(now)));
             assertThat(store().heartbeat(List.of(stale), Duration.ofHours(1))).containsExactly(stale);
             assertThat(current(now.id())).isEqualTo(now);
         }
@@ -447,18 +456,20 @@ public abstract class JobStoreContract {
                         .isBetween(before.plus(Duration.ofMinutes(5)), after.plus(Duration.ofMinutes(5)));
             }
             advanceTime(LEASE);
-            assertThat(store().reapExpiredLeases(10)).as("extended leases outlive their first expiry").isZero();
+            assertThat(reap(10)).as("extended leases outlive their first expiry").isZero();
         }
     }
 
+    /** The store writes the decision it is given, whatever attempts the job has left; it decides nothing. */
     @Nested
     class Failures {
         @Test
-        void aRetryableFailureIsScheduledWithinTheBackoffWindowFromNow() {
+        void aRetryAfterIsScheduledAtTheStoresNowPlusExactlyTheDelay() {
             Job run = running();
             advanceTime(Duration.ofMinutes(2));
             Instant before = storeNow();
-            Job failed = applied(store().fail(run.fencingToken(), "downstream 503", false));
+            Job failed = applied(store().fail(run.fencingToken(), "downstream 503",
+                    new RetryDecision.RetryAfter(Duration.ofMillis(7_250))));
             Instant after = storeNow();
 
             assertThat(failed.state()).isEqualTo(JobState.SCHEDULED);
@@ -466,31 +477,30 @@ public abstract class JobStoreContract {
             assertThat(failed.lease()).isEmpty();
             assertThat(failed.finishedAt()).isEmpty();
             assertThat(failed.attempts()).isEqualTo(1);
-            // attempt 1: a delay in [0, min(8 s, 1 s * 2^0)] = [0, 1 s], counted from the failure
-            assertThat(failed.runAt()).isBetween(before, after.plusSeconds(1));
+            // counted from the failure, not from the job's run_at two minutes ago
+            assertThat(failed.runAt()).isBetween(before.plusMillis(7_250), after.plusMillis(7_250));
+            assertThat(current(run.id())).isEqualTo(failed);
         }
 
         @Test
-        void theBackoffWindowDoublesWithEachAttempt() {
-            store().enqueue(job("t").withMaxAttempts(10));
-            for (int attempt = 1; attempt <= 5; attempt++) {
-                Job run = claimOne(W1);
-                assertThat(run.attempts()).isEqualTo(attempt);
-                Instant before = storeNow();
-                Job failed = applied(store().fail(run.fencingToken(), "again", false));
-                Instant after = storeNow();
-                long ceilingMs = Math.min(8_000, 1_000L << (attempt - 1));
-                assertThat(failed.runAt()).isBetween(before, after.plusMillis(ceilingMs));
-                advanceTime(RETRY_DUE);
-                assertThat(store().promoteDue(10)).isEqualTo(1);
-            }
+        void aRetryAfterIsObeyedOnTheLastAllowedAttempt() {
+            store().enqueue(job("t").withMaxAttempts(1));
+            Job run = claimOne(W1);
+            Instant before = storeNow();
+            Job failed = applied(store().fail(run.fencingToken(), "again", new RetryDecision.RetryAfter(Duration.ZERO)));
+            Instant after = storeNow();
+
+            assertThat(failed.state()).as("attempt 1 of 1, yet the decision was to retry").isEqualTo(JobState.SCHEDULED);
+            assertThat(failed.runAt()).isBetween(before, after);
+            assertThat(store().promoteDue(10)).isEqualTo(1);
+            assertThat(claimOne(W1).attempts()).isEqualTo(2);
         }
 
         @Test
-        void aPermanentFailureIsDeadAtOnceWhateverAttemptsAreLeft() {
+        void deadIsDeadAtOnceWhateverAttemptsAreLeft() {
             Job run = running();
             Instant before = storeNow();
-            Job dead = applied(store().fail(run.fencingToken(), "bad input", true));
+            Job dead = applied(store().fail(run.fencingToken(), "bad input", DEAD));
             Instant after = storeNow();
 
             assertThat(dead.state()).isEqualTo(JobState.DEAD);
@@ -499,23 +509,7 @@ public abstract class JobStoreContract {
             assertThat(dead.finishedAt().orElseThrow()).isBetween(before, after);
             assertThat(dead.lastError()).contains("bad input");
             assertThat(dead.lease()).isEmpty();
-        }
-
-        @Test
-        void retryableFailuresEndDeadAtMaxAttempts() {
-            store().enqueue(job("t").withMaxAttempts(3));
-            Job last = null;
-            for (int attempt = 1; attempt <= 3; attempt++) {
-                advanceTime(RETRY_DUE);
-                store().promoteDue(10);
-                Job run = claimOne(W1);
-                assertThat(run.attempts()).isEqualTo(attempt);
-                last = applied(store().fail(run.fencingToken(), "again " + attempt, false));
-                assertThat(last.state()).isEqualTo(attempt < 3 ? JobState.SCHEDULED : JobState.DEAD);
-            }
-            assertThat(last.attempts()).isEqualTo(3);
-            assertThat(last.lastError()).contains("again 3");
-            assertThat(last.finishedAt()).isPresent();
+            assertThat(current(run.id())).isEqualTo(dead);
         }
 
         @Test
@@ -523,7 +517,7 @@ public abstract class JobStoreContract {
             Job run = running();
             String nasty = "nul\u0000 lone\ud800 emoji\uD83D\uDE00 " + "é".repeat(50_000);
 
-            Job failed = applied(store().fail(run.fencingToken(), nasty, false));
+            Job failed = applied(store().fail(run.fencingToken(), nasty, RETRY_IN_1S));
 
             assertThat(failed.lastError()).contains(StoredText.sanitize(nasty, JobStore.MAX_ERROR_BYTES));
             assertThat(StoredText.utf8Length(failed.lastError().orElseThrow())).isLessThanOrEqualTo(JobStore.MAX_ERROR_BYTES);
@@ -622,43 +616,95 @@ public abstract class JobStoreContract {
         }
     }
 
+    /** Reaping asks the decider about each expired run and writes its answer, naming the expired lease. */
     @Nested
     class Reap {
+        /** The (attempt, maxAttempts) pairs the store asked about. */
+        final List<List<Integer>> asked = new java.util.ArrayList<>();
+
+        /** Records what it is asked, then answers {@code decision}. */
+        ExpiredLeaseDecider answering(RetryDecision decision) {
+            return (attempt, maxAttempts) -> {
+                asked.add(List.of(attempt, maxAttempts));
+                return decision;
+            };
+        }
+
         @Test
-        void anExpiredLeaseIsReapedToScheduledNamingTheLeaseAndItsOwner() {
+        void anExpiredLeaseIsScheduledAtNowPlusTheDecidersDelayNamingTheLeaseAndItsOwner() {
             Job run = running();
             advanceTime(LEASE.minusSeconds(2));
-            assertThat(store().reapExpiredLeases(10)).as("a live lease is not reaped").isZero();
+            ExpiredLeaseDecider inThreeSeconds = answering(new RetryDecision.RetryAfter(Duration.ofSeconds(3)));
+            assertThat(store().reapExpiredLeases(10, inThreeSeconds)).as("a live lease is not reaped").isZero();
             assertThat(current(run.id()).lease()).map(l -> l.owner()).contains(W1);
+            assertThat(asked).as("nothing to decide for a live lease").isEmpty();
 
             advanceTime(Duration.ofSeconds(3));
             Instant before = storeNow();
-            assertThat(store().reapExpiredLeases(10)).isEqualTo(1);
+            assertThat(store().reapExpiredLeases(10, inThreeSeconds)).isEqualTo(1);
             Instant after = storeNow();
 
+            assertThat(asked).containsExactly(List.of(1, Job.DEFAULT_MAX_ATTEMPTS));
             Job reaped = current(run.id());
             assertThat(reaped.state()).isEqualTo(JobState.SCHEDULED);
             assertThat(reaped.lease()).isEmpty();
             assertThat(reaped.attempts()).isEqualTo(1);
-            assertThat(reaped.runAt()).isBetween(before, after.plusSeconds(1));
+            assertThat(reaped.finishedAt()).isEmpty();
+            assertThat(reaped.runAt()).isBetween(before.plusSeconds(3), after.plusSeconds(3));
             assertThat(reaped.lastError().orElseThrow()).contains("lease expired").contains("w1").contains("attempt 1 of 5");
-            assertThat(store().reapExpiredLeases(10)).as("reaped once").isZero();
+            assertThat(store().reapExpiredLeases(10, inThreeSeconds)).as("reaped once").isZero();
+            assertThat(asked).hasSize(1);
         }
 
         @Test
-        void aLeaseExpiringOnTheLastAttemptIsDead() {
+        void deadFromTheDeciderIsDeadWhateverAttemptsAreLeft() {
             store().enqueue(job("t").withMaxAttempts(2));
             claimOne(W1);
             Job second = reclaimAfterLeaseExpiry(W2);
             advanceTime(LEASE.plusSeconds(1));
+            Instant before = storeNow();
 
-            assertThat(store().reapExpiredLeases(10)).isEqualTo(1);
+            assertThat(store().reapExpiredLeases(10, answering(DEAD))).isEqualTo(1);
+            Instant after = storeNow();
 
+            assertThat(asked).containsExactly(List.of(2, 2));
             Job dead = current(second.id());
             assertThat(dead.state()).isEqualTo(JobState.DEAD);
             assertThat(dead.attempts()).isEqualTo(2);
-            assertThat(dead.finishedAt()).isPresent();
+            assertThat(dead.finishedAt().orElseThrow()).isBetween(before, after);
             assertThat(dead.lastError().orElseThrow()).contains("lease expired").contains("w2").contains("attempt 2 of 2");
+
+            Job early = running();
+            advanceTime(LEASE.plusSeconds(1));
+            assertThat(store().reapExpiredLeases(10, answering(DEAD))).isEqualTo(1);
+            assertThat(current(early.id()).state()).as("dead at attempt 1 of 5: the decider said so").isEqualTo(JobState.DEAD);
+        }
+
+        @Test
+        void aRetryFromTheDeciderIsObeyedOnTheLastAllowedAttempt() {
+            store().enqueue(job("t").withMaxAttempts(1));
+            Job run = claimOne(W1);
+            advanceTime(LEASE.plusSeconds(1));
+
+            assertThat(store().reapExpiredLeases(10, answering(RETRY_IN_1S))).isEqualTo(1);
+
+            assertThat(asked).containsExactly(List.of(1, 1));
+            assertThat(current(run.id()).state()).isEqualTo(JobState.SCHEDULED);
+        }
+
+        @Test
+        void aDeciderThatThrowsLeavesTheRunsRunning() {
+            Job run = running();
+            advanceTime(LEASE.plusSeconds(1));
+            Job expired = current(run.id());
+
+            assertThatThrownBy(() -> store().reapExpiredLeases(10, (attempt, max) -> {
+                throw new IllegalStateException("decider bug");
+            })).isInstanceOf(RuntimeException.class);
+
+            assertThat(current(run.id())).isEqualTo(expired);
+            assertThat(expired.state()).isEqualTo(JobState.RUNNING);
+            assertThat(reap(10)).isEqualTo(1);
         }
 
         @Test
@@ -667,8 +713,8 @@ public abstract class JobStoreContract {
             claim(W1, 3);
             advanceTime(LEASE.plusSeconds(1));
 
-            assertThat(store().reapExpiredLeases(2)).isEqualTo(2);
-            assertThat(store().reapExpiredLeases(2)).isEqualTo(1);
+            assertThat(reap(2)).isEqualTo(2);
+            assertThat(reap(2)).isEqualTo(1);
             assertThat(store().countsByQueueAndState().get(Q)).isEqualTo(Map.of(JobState.SCHEDULED, 3L));
         }
     }
@@ -749,13 +795,27 @@ public abstract class JobStoreContract {
         }
     }
 
+    /** The fairness scenarios, on this store. */
+    @Nested
+    class Fairness extends FairnessContract {
+        @Override
+        protected JobStore store() {
+            return JobStoreContract.this.store();
+        }
+
+        @Override
+        protected void advanceTime(Duration by) {
+            JobStoreContract.this.advanceTime(by);
+        }
+    }
+
     @Nested
     class RetryDead {
         @Test
         void aDeadJobIsRequeuedWithAFreshBudgetAndANewerAttempt() {
             store().enqueue(job("t").withMaxAttempts(1));
             Job run = claimOne(W1);
-            store().fail(run.fencingToken(), "boom", false);
+            store().fail(run.fencingToken(), "boom", new RetryDecision.Dead(RetryDecision.Cause.OUT_OF_ATTEMPTS));
             assertThat(current(run.id()).state()).isEqualTo(JobState.DEAD);
             enqueue("t");
 
@@ -826,7 +886,7 @@ public abstract class JobStoreContract {
             store().enqueue(NewJob.of(TenantId.of("t"), OTHER, TASK, "{}"));
             List<Job> runs = claim(W1, 3);
             store().complete(runs.get(0).fencingToken(), Optional.empty());
-            store().fail(runs.get(1).fencingToken(), "no", true);
+            store().fail(runs.get(1).fencingToken(), "no", DEAD);
 
             assertThat(store().countsByQueueAndState()).isEqualTo(Map.of(
                     Q, Map.of(JobState.SCHEDULED, 1L, JobState.QUEUED, 1L, JobState.RUNNING, 1L, JobState.DONE, 1L,

@@ -46,7 +46,7 @@ class ClaimLoopTest extends WorkerFixture {
     @Test
     void inPollingOnlyModeTheFallbackPollFindsWork() {
         Worker worker = Worker.builder(store, handlers).settings(FAST.toBuilder().listen(false)
-                .pollInterval(Duration.ofMillis(100)).build()).clock(clock).listener(events).build();
+                .pollInterval(Duration.ofMillis(100)).build()).clock(clock).listener(events).retryPolicy(QUICK_RETRIES).build();
         workers.add(worker);
         worker.start();
         Await.until(SOON, "the first (empty) claim", () -> store.calls("claim") >= 1);

@@ -10,10 +10,13 @@ import io.jobq.domain.job.JobId;
 import io.jobq.domain.job.JobState;
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.job.TaskName;
+import io.jobq.domain.retry.BackoffPolicy;
+import io.jobq.domain.retry.RetryPolicy;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
@@ -60,6 +63,21 @@ class JobRunnerTest extends WorkerFixture {
         Await.until(SOON, "both failures reported", () -> events.failures.size() == 2);
         assertThat(events.failures).extracting(f -> f.recorded().state())
                 .containsExactly(JobState.SCHEDULED, JobState.DEAD);
+    }
+
+    @Test
+    void theWorkersRetryPolicyDecidesTheRetryAndTheStoreWritesItAsGiven() {
+        // A 1 h window drawn from a seeded generator: a twin of the worker's policy knows its first draw.
+        Duration hour = Duration.ofHours(1);
+        Duration expected = new BackoffPolicy(hour, hour, new SplittableRandom(42)).delay(1);
+        JobId id = enqueue("fail", "{\"times\": 1}");
+        Worker worker = Worker.builder(store, handlers).wakeups(wakeups).settings(FAST).clock(clock).listener(events)
+                .retryPolicy(new RetryPolicy(new BackoffPolicy(hour, hour, new SplittableRandom(42)))).build();
+        workers.add(worker);
+        worker.start();
+
+        Job failed = awaitState(id, JobState.SCHEDULED);
+        assertThat(failed.runAt()).isEqualTo(clock.instant().plus(expected));
     }
 
     @Test

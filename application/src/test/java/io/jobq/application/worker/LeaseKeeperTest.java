@@ -34,7 +34,7 @@ class LeaseKeeperTest extends WorkerFixture {
         assertThat(beat).as("two more heartbeats after the clock moved").isEqualTo(!expectReaped);
         clock.advance(Duration.ofSeconds(20));
 
-        int reaped = store.reapExpiredLeases(100);
+        int reaped = store.reapExpiredLeases(100, QUICK_REAP);
 
         if (expectReaped) {
             assertThat(reaped).isEqualTo(1);
@@ -59,7 +59,7 @@ class LeaseKeeperTest extends WorkerFixture {
         // Expire and reap in one step, so no heartbeat can slip in between and rescue the lease.
         int reaped = store.atomically(() -> {
             clock.advance(Duration.ofSeconds(31));
-            return store.reapExpiredLeases(10);
+            return store.reapExpiredLeases(10, QUICK_REAP);
         });
         assertThat(reaped).isEqualTo(1);
 

@@ -24,7 +24,7 @@ class OutcomeRecorderTest extends WorkerFixture {
         Await.until(SOON, "the job running", () -> blocking.invocations.get() == 1);
         store.atomically(() -> {
             clock.advance(Duration.ofSeconds(31));
-            store.reapExpiredLeases(10);
+            store.reapExpiredLeases(10, QUICK_REAP);
             clock.advance(Duration.ofSeconds(1));
             store.promoteDue(10);
             return store.claim(new io.jobq.application.port.ClaimRequest(

@@ -1,8 +1,8 @@
 package io.jobq.application.worker;
 
-import static io.jobq.application.worker.WorkerTest.FAST;
-import static io.jobq.application.worker.WorkerTest.SOON;
-import static io.jobq.application.worker.WorkerTest.TENANT;
+import static io.jobq.application.worker.WorkerFixture.FAST;
+import static io.jobq.application.worker.WorkerFixture.SOON;
+import static io.jobq.application.worker.WorkerFixture.TENANT;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -19,12 +19,10 @@ import io.jobq.domain.job.JobId;
 import io.jobq.domain.job.JobState;
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.job.TaskName;
-import io.jobq.domain.retry.BackoffPolicy;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.SplittableRandom;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.Supplier;
@@ -52,15 +50,15 @@ class WorkerErrorsTest {
     ManualWakeupChannel wakeups;
     RecordingListener events;
     HandlerRegistry handlers;
-    WorkerTest.BlockingHandler blocking;
+    WorkerFixture.BlockingHandler blocking;
 
     @BeforeEach
     void fixture() {
         clock = new ManualClock();
-        store = new InMemoryJobStore(clock, new BackoffPolicy(Duration.ofMillis(1), Duration.ofMillis(1), new SplittableRandom(7)));
+        store = new InMemoryJobStore(clock);
         wakeups = new ManualWakeupChannel();
         events = new RecordingListener();
-        blocking = new WorkerTest.BlockingHandler();
+        blocking = new WorkerFixture.BlockingHandler();
         handlers = HandlerRegistry.withBuiltIns().register("block", blocking);
     }
 
@@ -72,7 +70,7 @@ class WorkerErrorsTest {
 
     Worker start(WorkerSettings settings, WorkerListener listener, ObjectMapper mapper) {
         Worker worker = Worker.builder(store, handlers).wakeups(wakeups).settings(settings).clock(clock)
-                .listener(listener).objectMapper(mapper).fatalErrors((where, error) -> fatals.add(new Fatal(where, error)))
+                .retryPolicy(WorkerFixture.QUICK_RETRIES).listener(listener).objectMapper(mapper).fatalErrors((where, error) -> fatals.add(new Fatal(where, error)))
                 .build();
         workers.add(worker);
         worker.start();

@@ -66,7 +66,7 @@ class WorkerTest extends WorkerFixture {
             assertThat(store.calls("complete") + store.calls("fail")).isZero();
             // The lease lapses and maintenance (here: the test) reaps it for another worker.
             clock.advance(Duration.ofSeconds(31));
-            assertThat(store.reapExpiredLeases(10)).isEqualTo(1);
+            assertThat(store.reapExpiredLeases(10, QUICK_REAP)).isEqualTo(1);
             assertThat(store.require(id).state()).isEqualTo(JobState.SCHEDULED);
         }
 

@@ -9,8 +9,9 @@ import java.math.BigDecimal;
  * virtual time advances half as fast as a weight-1 tenant's.
  *
  * <p>Range: {@value #MIN} to {@value #MAX}. Outside it a tenant's step per job is so large or so small
- * that virtual times leave the precision {@link FairQueue} documents within a realistic number of jobs
- * (a weight of 1e300 would not move any tag at all). The database enforces the same range.
+ * that virtual times (doubles) leave their precision within a realistic number of jobs (a weight of 1e300
+ * would not move any tag at all). The database enforces the same range. The store computes the tags
+ * (start-time fair queuing; {@code FairTags} in the PostgreSQL adapter documents the formula).
  *
  * @param value in [{@value #MIN}, {@value #MAX}]
  */
