@@ -65,9 +65,13 @@ class SelfVacuumTest {
                 .queues(QueueName.of("elsewhere")).listen(false).maintenanceInterval(Duration.ofMillis(100)).build()).build();
         worker.start();
         try {
-            Await.until(SOON, "the worker's maintenance vacuumed jobs", () -> !jobs().lastVacuum().equals(lastVacuumBefore));
-            TableStats after = jobs();
-            assertThat(after.deadTuples()).isLessThan(dead).isLessThan(after.vacuumThreshold());
+            // A VACUUM that runs while some other session of the shared server holds back the xmin horizon
+            // removes nothing; the worker keeps vacuuming while the table needs it, so wait for the outcome.
+            Await.until(SOON, "the worker's maintenance vacuumed jobs clean", () -> {
+                TableStats now = jobs();
+                return !now.lastVacuum().equals(lastVacuumBefore) && now.deadTuples() < now.vacuumThreshold();
+            });
+            assertThat(jobs().deadTuples()).isLessThan(dead);
         } finally {
             worker.close();
         }
