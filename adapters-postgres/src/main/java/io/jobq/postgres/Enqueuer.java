@@ -32,9 +32,9 @@ final class Enqueuer {
      */
     private static final String INSERT_SCHEDULED = """
             WITH tenant_row AS (
-                INSERT INTO tenants (queue, tenant) VALUES ({0}, {1}) ON CONFLICT DO NOTHING
+                INSERT INTO jobq.tenants (queue, tenant) VALUES ({0}, {1}) ON CONFLICT DO NOTHING
             ), inserted AS (
-                INSERT INTO jobs (queue, tenant, task, payload, state, vtime, run_at, max_attempts, idempotency_key)
+                INSERT INTO jobq.jobs (queue, tenant, task, payload, state, vtime, run_at, max_attempts, idempotency_key)
                 SELECT {0}, {1}, {2}, p.payload::jsonb, 'scheduled', NULL,
                        now() + {3}::float8 * interval '1 millisecond', {4}, {5}
                 FROM unnest({6}::text[]) WITH ORDINALITY AS p(payload, ord)
@@ -59,12 +59,12 @@ final class Enqueuer {
         String[] texts = payloads.toArray(String[]::new);
         try {
             if (delay.isZero()) {
-                return tx.resultQuery(FairTags.ENQUEUE, queue.value(), tenant.value(), task.value(),
+                return tx.resultQuery(JobqSchema.of(tx).sql(FairTags.ENQUEUE), queue.value(), tenant.value(), task.value(),
                                 val(texts.length, SQLDataType.INTEGER), val(maxAttempts, SQLDataType.INTEGER),
                                 val(idempotencyKey.orElse(null), SQLDataType.VARCHAR), texts)
                         .fetch(JobRows::toJob);
             }
-            return tx.resultQuery(INSERT_SCHEDULED, queue.value(), tenant.value(), task.value(),
+            return tx.resultQuery(JobqSchema.of(tx).sql(INSERT_SCHEDULED), queue.value(), tenant.value(), task.value(),
                             val(delay.toMillis(), SQLDataType.BIGINT), val(maxAttempts, SQLDataType.INTEGER),
                             val(idempotencyKey.orElse(null), SQLDataType.VARCHAR), texts)
                     .fetch(JobRows::toJob);
@@ -109,7 +109,7 @@ final class Enqueuer {
      * a caller's transaction, so it reads the documents guarded (a failed statement would abort it).
      */
     static Optional<Job> findByKey(DSLContext dsl, TenantId tenant, String key) {
-        return dsl.select(UnreadableRows.guardedColumns()).from(JOBS)
+        return dsl.select(UnreadableRows.guardedColumns(JobqSchema.of(dsl))).from(JOBS)
                 .where(JOBS.TENANT.eq(tenant.value()).and(JOBS.IDEMPOTENCY_KEY.eq(key)))
                 .fetchOptional(JobRows::toJobLenient);
     }

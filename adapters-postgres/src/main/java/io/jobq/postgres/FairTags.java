@@ -53,10 +53,10 @@ final class FairTags {
     static String queueVirtualTime(String queue) {
         return """
                 coalesce(
-                    (SELECT j.vtime FROM jobs j WHERE j.state = 'queued' AND j.queue = %1$s
+                    (SELECT j.vtime FROM jobq.jobs j WHERE j.state = 'queued' AND j.queue = %1$s
                      AND j.vtime >= 0 AND j.vtime < 1e300
                      ORDER BY j.vtime, j.id LIMIT 1),
-                    (SELECT max(t.last_vtime) FROM tenants t WHERE t.queue = %1$s),
+                    (SELECT max(t.last_vtime) FROM jobq.tenants t WHERE t.queue = %1$s),
                     0)""".formatted(queue);
     }
 
@@ -73,13 +73,13 @@ final class FairTags {
             WITH v AS MATERIALIZED (
                 SELECT %s AS now_v
             ), charged AS (
-                INSERT INTO tenants AS t (queue, tenant, last_vtime)
+                INSERT INTO jobq.tenants AS t (queue, tenant, last_vtime)
                 SELECT {0}, {1}, v.now_v + {3} FROM v
                 ON CONFLICT (queue, tenant) DO UPDATE
                     SET last_vtime = greatest(t.last_vtime, (SELECT now_v FROM v)) + {3} / t.weight
                 RETURNING t.last_vtime, t.weight
             ), inserted AS (
-                INSERT INTO jobs (queue, tenant, task, payload, state, vtime, run_at, max_attempts, idempotency_key)
+                INSERT INTO jobq.jobs (queue, tenant, task, payload, state, vtime, run_at, max_attempts, idempotency_key)
                 SELECT {0}, {1}, {2}, p.payload::jsonb, 'queued', c.last_vtime - ({3} - p.ord) / c.weight,
                        now(), {4}, {5}
                 FROM unnest({6}::text[]) WITH ORDINALITY AS p(payload, ord) CROSS JOIN charged c
@@ -104,7 +104,7 @@ final class FairTags {
      */
     static final String PROMOTE = """
             WITH due AS MATERIALIZED (
-                SELECT id, queue, tenant, run_at FROM jobs
+                SELECT id, queue, tenant, run_at FROM jobq.jobs
                 WHERE state = 'scheduled' AND queue = {1} AND run_at <= now()
                 ORDER BY run_at, id
                 LIMIT {0}
@@ -116,7 +116,7 @@ final class FairTags {
             ), counts AS MATERIALIZED (
                 SELECT queue, tenant, count(*) AS n FROM ranked GROUP BY queue, tenant
             ), locked AS MATERIALIZED (
-                SELECT t.queue, t.tenant, t.weight, t.last_vtime FROM tenants t
+                SELECT t.queue, t.tenant, t.weight, t.last_vtime FROM jobq.tenants t
                 WHERE (t.queue, t.tenant) IN (SELECT queue, tenant FROM counts)
                 ORDER BY t.queue, t.tenant
                 FOR NO KEY UPDATE
@@ -127,10 +127,10 @@ final class FairTags {
                 SELECT l.queue, l.tenant, l.weight, greatest(l.last_vtime, qv.v) AS b, c.n
                 FROM locked l JOIN queue_v qv USING (queue) JOIN counts c USING (queue, tenant)
             ), charged AS (
-                UPDATE tenants t SET last_vtime = base.b + base.n / base.weight
+                UPDATE jobq.tenants t SET last_vtime = base.b + base.n / base.weight
                 FROM base WHERE t.queue = base.queue AND t.tenant = base.tenant
             ), promoted AS (
-                UPDATE jobs j SET state = 'queued', vtime = base.b + r.ord / base.weight
+                UPDATE jobq.jobs j SET state = 'queued', vtime = base.b + r.ord / base.weight
                 FROM ranked r JOIN base USING (queue, tenant)
                 WHERE j.id = r.id
                 RETURNING j.queue
@@ -146,7 +146,7 @@ final class FairTags {
      */
     static final String CHARGE_ONE = """
             WITH v AS MATERIALIZED (SELECT %s AS now_v)
-            UPDATE tenants t SET last_vtime = greatest(t.last_vtime, (SELECT now_v FROM v)) + 1 / t.weight
+            UPDATE jobq.tenants t SET last_vtime = greatest(t.last_vtime, (SELECT now_v FROM v)) + 1 / t.weight
             WHERE t.queue = {0} AND t.tenant = {1}
             RETURNING t.last_vtime""".formatted(queueVirtualTime("{0}"));
 }

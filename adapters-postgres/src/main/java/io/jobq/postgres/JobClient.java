@@ -13,8 +13,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import org.jooq.DSLContext;
-import org.jooq.SQLDialect;
-import org.jooq.impl.DSL;
 
 /**
  * Enqueues jobs inside the caller's own transaction, so a job exists if and only if the caller's
@@ -37,9 +35,23 @@ import org.jooq.impl.DSL;
  * SERIALIZABLE, a competitor's committed row the caller's snapshot cannot see raises
  * {@link ConcurrentUpdateException}: retry the caller's transaction.
  *
- * <p>Stateless and thread-safe; it holds no connection.
+ * <p>Every statement names jobq's {@link JobqSchema}; the caller's {@code search_path} is neither read nor
+ * changed, so the application's own tables called {@code jobs} or {@code tenants} are never touched.
+ *
+ * <p>Immutable and thread-safe; it holds no connection.
  */
 public final class JobClient {
+    private final JobqSchema schema;
+
+    /** A client for jobq's tables in the default schema {@code jobq}. */
+    public JobClient() {
+        this(JobqSchema.DEFAULT);
+    }
+
+    /** A client for jobq's tables in {@code schema} (the one {@link Migrations} migrated). */
+    public JobClient(JobqSchema schema) {
+        this.schema = Objects.requireNonNull(schema, "schema");
+    }
 
     /**
      * Enqueues one job on {@code connection} within its current transaction; never commits or rolls
@@ -54,7 +66,7 @@ public final class JobClient {
         Objects.requireNonNull(connection, "connection");
         Objects.requireNonNull(job, "job");
         return inTransaction(connection, "enqueue", () -> {
-            DSLContext tx = DSL.using(connection, SQLDialect.POSTGRES, PostgresJobStore.jooqSettings());
+            DSLContext tx = schema.dsl(connection);
             Savepoint savepoint = job.idempotencyKey().isPresent() ? connection.setSavepoint() : null;
             List<Job> rows = Enqueuer.insert(tx, job.tenant(), job.queue(), job.task(), List.of(job.payload()),
                     job.maxAttempts(), job.delay(), job.idempotencyKey());
@@ -71,9 +83,18 @@ public final class JobClient {
         });
     }
 
-    /** Enqueues one job through a jOOQ context bound to the caller's transaction. Same contract as above. */
+    /**
+     * Enqueues one job through the caller's jOOQ context, on the connection its transaction uses (for a
+     * context inside {@code transactionResult}, or one whose connection provider joins a Spring-managed
+     * transaction). Same contract as {@link #enqueue(Connection, NewJob)}.
+     */
     public EnqueueResult enqueue(DSLContext dsl, NewJob job) {
         return dsl.connectionResult(c -> enqueue(c, job));
+    }
+
+    /** As {@link #enqueue(DSLContext, NewJob)}, for the {@code Configuration} jOOQ hands a transactional lambda. */
+    public EnqueueResult enqueue(org.jooq.Configuration configuration, NewJob job) {
+        return enqueue(configuration.dsl(), job);
     }
 
     /**
@@ -85,7 +106,7 @@ public final class JobClient {
         Objects.requireNonNull(connection, "connection");
         Objects.requireNonNull(batch, "batch");
         return inTransaction(connection, "enqueue batch", () -> {
-            DSLContext tx = DSL.using(connection, SQLDialect.POSTGRES, PostgresJobStore.jooqSettings());
+            DSLContext tx = schema.dsl(connection);
             return Enqueuer.insert(tx, batch.tenant(), batch.queue(), batch.task(), batch.payloads(), batch.maxAttempts(),
                     batch.delay(), Optional.empty()).stream().map(Job::id).toList();
         });
@@ -94,6 +115,11 @@ public final class JobClient {
     /** Enqueues a batch through a jOOQ context bound to the caller's transaction. */
     public List<JobId> enqueueBatch(DSLContext dsl, NewJobBatch batch) {
         return dsl.connectionResult(c -> enqueueBatch(c, batch));
+    }
+
+    /** Enqueues a batch through the {@code Configuration} of the caller's jOOQ transaction. */
+    public List<JobId> enqueueBatch(org.jooq.Configuration configuration, NewJobBatch batch) {
+        return enqueueBatch(configuration.dsl(), batch);
     }
 
     private interface SqlWork<T> {

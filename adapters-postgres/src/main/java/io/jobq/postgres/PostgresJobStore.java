@@ -48,8 +48,6 @@ import org.jooq.DSLContext;
 import org.jooq.Record;
 import org.jooq.Result;
 import org.jooq.ResultQuery;
-import org.jooq.SQLDialect;
-import org.jooq.conf.Settings;
 import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
@@ -75,35 +73,43 @@ public final class PostgresJobStore implements JobStore {
      * @param selfVacuumInterval how often at most {@link #vacuumIfNeeded()} checks whether a jobq table that
      *     autovacuum leaves alone needs a VACUUM (and runs it); positive, or empty to never vacuum (the
      *     warning that autovacuum is off is logged all the same). Default: 1 min, autovacuum's own naptime.
+     * @param schema the schema holding jobq's tables (migrated there by {@link Migrations}). Default:
+     *     {@link JobqSchema#DEFAULT}.
      */
-    public record Options(ClaimOrder claimOrder, LockMode lockMode, Optional<Duration> selfVacuumInterval) {
+    public record Options(ClaimOrder claimOrder, LockMode lockMode, Optional<Duration> selfVacuumInterval, JobqSchema schema) {
         public static final Options DEFAULTS = new Options(ClaimOrder.FAIR, LockMode.SKIP_LOCKED,
-                Optional.of(Duration.ofMinutes(1)));
+                Optional.of(Duration.ofMinutes(1)), JobqSchema.DEFAULT);
 
         public Options {
             Objects.requireNonNull(claimOrder, "claimOrder");
             Objects.requireNonNull(lockMode, "lockMode");
             Objects.requireNonNull(selfVacuumInterval, "selfVacuumInterval");
+            Objects.requireNonNull(schema, "schema");
             selfVacuumInterval.ifPresent(i -> {
                 if (!i.isPositive()) throw new IllegalArgumentException("selfVacuumInterval must be positive, was " + i);
             });
         }
 
         public Options withClaimOrder(ClaimOrder order) {
-            return new Options(order, lockMode, selfVacuumInterval);
+            return new Options(order, lockMode, selfVacuumInterval, schema);
         }
 
         public Options withLockMode(LockMode mode) {
-            return new Options(claimOrder, mode, selfVacuumInterval);
+            return new Options(claimOrder, mode, selfVacuumInterval, schema);
         }
 
         public Options withSelfVacuumInterval(Duration interval) {
-            return new Options(claimOrder, lockMode, Optional.of(interval));
+            return new Options(claimOrder, lockMode, Optional.of(interval), schema);
         }
 
         /** A copy whose store never runs VACUUM itself. */
         public Options withoutSelfVacuum() {
-            return new Options(claimOrder, lockMode, Optional.empty());
+            return new Options(claimOrder, lockMode, Optional.empty(), schema);
+        }
+
+        /** A copy working in {@code schema}. */
+        public Options withSchema(JobqSchema schema) {
+            return new Options(claimOrder, lockMode, selfVacuumInterval, schema);
         }
     }
 
@@ -111,22 +117,19 @@ public final class PostgresJobStore implements JobStore {
     private static final int IDEMPOTENCY_ROUNDS = 5;
 
     private final DSLContext dsl;
+    private final JobqSchema schema;
     private final Options options;
     private final SelfVacuum selfVacuum;
 
     public PostgresJobStore(DataSource dataSource, Options options) {
-        this.dsl = DSL.using(Objects.requireNonNull(dataSource, "dataSource"), SQLDialect.POSTGRES, jooqSettings());
         this.options = Objects.requireNonNull(options, "options");
+        this.schema = options.schema();
+        this.dsl = schema.dsl(Objects.requireNonNull(dataSource, "dataSource"));
         this.selfVacuum = new SelfVacuum(options.selfVacuumInterval());
     }
 
     public PostgresJobStore(DataSource dataSource) {
         this(dataSource, Options.DEFAULTS);
-    }
-
-    static Settings jooqSettings() {
-        // No schema prefix: the store works in whatever schema the connection's search_path names.
-        return new Settings().withRenderSchema(false).withExecuteLogging(false);
     }
 
     public Options options() {
@@ -194,13 +197,13 @@ public final class PostgresJobStore implements JobStore {
      */
     private static final String CLAIM = """
             WITH picked AS MATERIALIZED (
-                SELECT id FROM jobs
+                SELECT id FROM jobq.jobs
                 WHERE state = 'queued' AND %s
                 ORDER BY %s
                 LIMIT {0}
                 FOR UPDATE%s
             )
-            UPDATE jobs j
+            UPDATE jobq.jobs j
             SET state = 'running', attempts = j.attempts + 1, locked_by = {1},
                 locked_until = now() + {2}::float8 * interval '1 millisecond', started_at = now()
             FROM picked WHERE j.id = picked.id
@@ -241,7 +244,7 @@ public final class PostgresJobStore implements JobStore {
                 : req.queues().stream().map(QueueName::value).toArray(String[]::new);
         String order = options.claimOrder() == ClaimOrder.FAIR ? "vtime, id" : "id";
         String lock = options.lockMode() == LockMode.SKIP_LOCKED ? " SKIP LOCKED" : "";
-        return dsl.resultQuery(CLAIM.formatted(queueFilter, order, lock, returning), val(req.limit(), SQLDataType.INTEGER),
+        return dsl.resultQuery(schema.sql(CLAIM).formatted(queueFilter, order, lock, returning), val(req.limit(), SQLDataType.INTEGER),
                 req.worker().value(), val(req.leaseFor().toMillis(), SQLDataType.BIGINT), queues);
     }
 
@@ -399,7 +402,7 @@ public final class PostgresJobStore implements JobStore {
      * per token through an unnest join, so a token whose run was reaped or re-claimed extends nothing.
      */
     private static final String HEARTBEAT = """
-            UPDATE jobs j SET locked_until = now() + {0}::float8 * interval '1 millisecond'
+            UPDATE jobq.jobs j SET locked_until = now() + {0}::float8 * interval '1 millisecond'
             FROM unnest({1}::bigint[], {2}::text[], {3}::int[]) AS t(id, worker, attempt)
             WHERE j.id = t.id AND j.locked_by = t.worker AND j.attempts = t.attempt AND j.state = 'running'
             RETURNING j.id, j.locked_by, j.attempts""";
@@ -413,7 +416,7 @@ public final class PostgresJobStore implements JobStore {
         Integer[] attempts = list.stream().map(FencingToken::attempt).toArray(Integer[]::new);
         return run("heartbeat", () -> {
             Set<FencingToken> extended = new HashSet<>();
-            for (Record r : dsl.resultQuery(HEARTBEAT, val(leaseFor.toMillis(), SQLDataType.BIGINT), ids, workers, attempts)) {
+            for (Record r : dsl.resultQuery(schema.sql(HEARTBEAT), val(leaseFor.toMillis(), SQLDataType.BIGINT), ids, workers, attempts)) {
                 extended.add(new FencingToken(new JobId(r.get(0, Long.class)),
                         new io.jobq.domain.lease.WorkerId(r.get(1, String.class)), r.get(2, Integer.class)));
             }
@@ -447,7 +450,7 @@ public final class PostgresJobStore implements JobStore {
 
     /** Expired leases, oldest first; SKIP LOCKED so concurrent reapers split the work instead of waiting. */
     private static final String EXPIRED = """
-            SELECT id, attempts, max_attempts FROM jobs
+            SELECT id, attempts, max_attempts FROM jobq.jobs
             WHERE state = 'running' AND locked_until < now()
             ORDER BY locked_until
             LIMIT {0}
@@ -459,7 +462,7 @@ public final class PostgresJobStore implements JobStore {
      * made for, and on the lease still being expired, so a row re-claimed meanwhile is left alone.
      */
     private static final String REAP = """
-            UPDATE jobs j SET
+            UPDATE jobq.jobs j SET
                 state = CASE WHEN d.delay_ms IS NULL THEN 'dead' ELSE 'scheduled' END,
                 run_at = CASE WHEN d.delay_ms IS NULL THEN j.run_at
                               ELSE now() + d.delay_ms::float8 * interval '1 millisecond' END,
@@ -485,7 +488,7 @@ public final class PostgresJobStore implements JobStore {
         try {
             return run("reap expired leases", () -> dsl.transactionResult(cfg -> {
                 DSLContext tx = cfg.dsl();
-                var expired = tx.resultQuery(EXPIRED, val(limit, SQLDataType.INTEGER)).fetch();
+                var expired = tx.resultQuery(schema.sql(EXPIRED), val(limit, SQLDataType.INTEGER)).fetch();
                 return expired.isEmpty() ? 0 : reap(tx, expired, decider);
             }));
         } catch (RuntimeException e) {
@@ -493,7 +496,7 @@ public final class PostgresJobStore implements JobStore {
             log.atWarn().log("reaping a batch of expired leases failed on a row's value ({}); reaping row by row",
                     StoreErrors.serverMessage(e));
         }
-        var expired = run("reap expired leases", () -> dsl.resultQuery(EXPIRED, val(limit, SQLDataType.INTEGER)).fetch());
+        var expired = run("reap expired leases", () -> dsl.resultQuery(schema.sql(EXPIRED), val(limit, SQLDataType.INTEGER)).fetch());
         int reaped = 0;
         for (Record r : expired) {
             try {
@@ -523,7 +526,7 @@ public final class PostgresJobStore implements JobStore {
                 case RetryDecision.Dead dead -> null;
             };
         }
-        return dsl.query(REAP, ids, attempts, delays).execute();
+        return dsl.query(JobqSchema.of(dsl).sql(REAP), ids, attempts, delays).execute();
     }
 
     /**
@@ -534,15 +537,15 @@ public final class PostgresJobStore implements JobStore {
      */
     private static final String DUE_QUEUES = """
             WITH RECURSIVE queues(queue) AS (
-                (SELECT queue FROM jobs WHERE state = 'scheduled' ORDER BY queue LIMIT 1)
+                (SELECT queue FROM jobq.jobs WHERE state = 'scheduled' ORDER BY queue LIMIT 1)
                 UNION ALL
-                SELECT (SELECT j.queue FROM jobs j WHERE j.state = 'scheduled' AND j.queue > q.queue
+                SELECT (SELECT j.queue FROM jobq.jobs j WHERE j.state = 'scheduled' AND j.queue > q.queue
                         ORDER BY j.queue LIMIT 1)
                 FROM queues q WHERE q.queue IS NOT NULL
             )
             SELECT q.queue FROM queues q
             WHERE q.queue IS NOT NULL
-              AND EXISTS (SELECT 1 FROM jobs j WHERE j.state = 'scheduled' AND j.queue = q.queue AND j.run_at <= now())""";
+              AND EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.state = 'scheduled' AND j.queue = q.queue AND j.run_at <= now())""";
 
     /**
      * Promotes up to {@code limit} due jobs in EACH queue that has some, one transaction per queue, so a
@@ -552,13 +555,13 @@ public final class PostgresJobStore implements JobStore {
     @Override
     public int promoteDue(int limit) {
         requirePositive(limit);
-        List<String> queues = run("find queues with due jobs", () -> dsl.resultQuery(DUE_QUEUES).fetch(0, String.class));
+        List<String> queues = run("find queues with due jobs", () -> dsl.resultQuery(schema.sql(DUE_QUEUES)).fetch(0, String.class));
         int promoted = 0;
         for (String queue : queues) {
             try {
                 promoted += run("promote due jobs", () -> dsl.transactionResult(cfg -> {
                     int n = 0;
-                    for (Record r : cfg.dsl().resultQuery(FairTags.PROMOTE, val(limit, SQLDataType.INTEGER), queue)) {
+                    for (Record r : cfg.dsl().resultQuery(schema.sql(FairTags.PROMOTE), val(limit, SQLDataType.INTEGER), queue)) {
                         n += r.get(1, Long.class).intValue();
                     }
                     return n;
@@ -589,7 +592,7 @@ public final class PostgresJobStore implements JobStore {
             if (current == null) return new RetryResult.NotFound(id);
             if (!JobState.DEAD.dbName().equals(current.get(JOBS.STATE))) return new RetryResult.NotDead(readGuarded(tx, id));
             String queue = current.get(JOBS.QUEUE);
-            double tag = tx.resultQuery(FairTags.CHARGE_ONE, queue, current.get(JOBS.TENANT)).fetchSingle(0, Double.class);
+            double tag = tx.resultQuery(schema.sql(FairTags.CHARGE_ONE), queue, current.get(JOBS.TENANT)).fetchSingle(0, Double.class);
             // attempts keep counting (a new run must never reuse an old run's fencing token), so the job
             // gets a fresh budget by raising max_attempts instead.
             tx.update(JOBS)
@@ -607,7 +610,7 @@ public final class PostgresJobStore implements JobStore {
     }
 
     private static Job readGuarded(DSLContext tx, JobId id) {
-        return tx.select(UnreadableRows.guardedColumns()).from(JOBS).where(JOBS.ID.eq(id.value()))
+        return tx.select(UnreadableRows.guardedColumns(JobqSchema.of(tx))).from(JOBS).where(JOBS.ID.eq(id.value()))
                 .fetchSingle(JobRows::toJobLenient);
     }
 
@@ -655,11 +658,11 @@ public final class PostgresJobStore implements JobStore {
      * jobs_leases), so the cost grows with the live jobs, not with the finished ones piling up.
      */
     private static final String LIVE_COUNTS = """
-            SELECT queue, 'scheduled' AS state, count(*) FROM jobs WHERE state = 'scheduled' GROUP BY queue
+            SELECT queue, 'scheduled' AS state, count(*) FROM jobq.jobs WHERE state = 'scheduled' GROUP BY queue
             UNION ALL
-            SELECT queue, 'queued', count(*) FROM jobs WHERE state = 'queued' GROUP BY queue
+            SELECT queue, 'queued', count(*) FROM jobq.jobs WHERE state = 'queued' GROUP BY queue
             UNION ALL
-            SELECT queue, 'running', count(*) FROM jobs WHERE state = 'running' GROUP BY queue""";
+            SELECT queue, 'running', count(*) FROM jobq.jobs WHERE state = 'running' GROUP BY queue""";
 
     /** Up to this many heap pages (8 MB, roughly 50,000-100,000 jobs) done and dead are counted exactly. */
     static final long EXACT_TERMINAL_MAX_PAGES = 1_000;
@@ -676,33 +679,33 @@ public final class PostgresJobStore implements JobStore {
      * from one scrape to the next, so the gauge does not jitter.
      */
     private static final String TERMINAL_EXACT = """
-            SELECT queue, state, count(*) FROM jobs WHERE state IN ('done', 'dead') GROUP BY queue, state""";
+            SELECT queue, state, count(*) FROM jobq.jobs WHERE state IN ('done', 'dead') GROUP BY queue, state""";
     private static final String TERMINAL_SAMPLED = """
             SELECT queue, state, n, sum(n) OVER () AS sampled
-            FROM (SELECT queue, state, count(*) AS n FROM jobs TABLESAMPLE SYSTEM ({0}) REPEATABLE (7)
+            FROM (SELECT queue, state, count(*) AS n FROM jobq.jobs TABLESAMPLE SYSTEM ({0}) REPEATABLE (7)
                   GROUP BY queue, state) g""";
     /** The current size in pages (pg_class.relpages is stale until the next VACUUM/ANALYZE) and the last ANALYZE's density. */
     private static final String TABLE_SIZE = """
             SELECT pg_relation_size(c.oid) / current_setting('block_size')::bigint, c.reltuples::float8, c.relpages::bigint
-            FROM pg_class c WHERE c.oid = 'jobs'::regclass""";
+            FROM pg_class c WHERE c.oid = 'jobq.jobs'::regclass""";
 
     @Override
     public Map<QueueName, Map<JobState, Long>> countsByQueueAndState() {
         return run("stats", () -> {
             Map<QueueName, Map<JobState, Long>> out = new TreeMap<>(java.util.Comparator.comparing(QueueName::value));
-            for (Record r : dsl.resultQuery(LIVE_COUNTS)) {
+            for (Record r : dsl.resultQuery(schema.sql(LIVE_COUNTS))) {
                 put(out, r.get(0, String.class), r.get(1, String.class), r.get(2, Long.class));
             }
-            Record size = dsl.resultQuery(TABLE_SIZE).fetchSingle();
+            Record size = dsl.resultQuery(schema.sql(TABLE_SIZE)).fetchSingle();
             long pages = size.get(0, Long.class);
             if (pages <= EXACT_TERMINAL_MAX_PAGES) {
-                for (Record r : dsl.resultQuery(TERMINAL_EXACT)) put(out, r.get(0, String.class), r.get(1, String.class), r.get(2, Long.class));
+                for (Record r : dsl.resultQuery(schema.sql(TERMINAL_EXACT))) put(out, r.get(0, String.class), r.get(1, String.class), r.get(2, Long.class));
                 return out;
             }
             double percent = Math.min(100.0, 100.0 * SAMPLE_PAGES / pages);
             double reltuples = size.get(1, Double.class);
             long relpages = size.get(2, Long.class);
-            for (Record r : dsl.resultQuery(TERMINAL_SAMPLED, val(percent, SQLDataType.DOUBLE))) {
+            for (Record r : dsl.resultQuery(schema.sql(TERMINAL_SAMPLED), val(percent, SQLDataType.DOUBLE))) {
                 String state = r.get(1, String.class);
                 if (!state.equals(JobState.DONE.dbName()) && !state.equals(JobState.DEAD.dbName())) continue;
                 double n = r.get(2, Double.class);
@@ -725,13 +728,15 @@ public final class PostgresJobStore implements JobStore {
         }
     }
 
+    private static final String OLDEST_RUNNABLE = """
+            SELECT queue, extract(epoch FROM now() - min(run_at)) * 1000 AS age_ms
+            FROM jobq.jobs WHERE state = 'queued' GROUP BY queue""";
+
     @Override
     public Map<QueueName, Duration> oldestRunnableAge() {
         return run("oldest runnable", () -> {
             Map<QueueName, Duration> out = new TreeMap<>(java.util.Comparator.comparing(QueueName::value));
-            for (Record r : dsl.resultQuery("""
-                    SELECT queue, extract(epoch FROM now() - min(run_at)) * 1000 AS age_ms
-                    FROM jobs WHERE state = 'queued' GROUP BY queue""")) {
+            for (Record r : dsl.resultQuery(schema.sql(OLDEST_RUNNABLE))) {
                 out.merge(new QueueName(JobRows.storedName(r.get(0, String.class))),
                         Duration.ofMillis(Math.max(0, r.get(1, Double.class).longValue())), (a, b) -> a.compareTo(b) >= 0 ? a : b);
             }

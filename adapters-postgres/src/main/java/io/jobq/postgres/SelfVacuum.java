@@ -43,7 +43,7 @@ final class SelfVacuum {
                    OR CASE WHEN current_setting('server_version_num')::int >= 170000
                            THEN has_table_privilege(c.oid, 'MAINTAIN') ELSE false END)
             FROM pg_class c, pg_database d
-            WHERE c.oid IN ('jobs'::regclass, 'tenants'::regclass) AND d.datname = current_database()""";
+            WHERE c.relnamespace = 'jobq'::regnamespace AND c.relname IN ('jobs', 'tenants') AND d.datname = current_database()""";
 
     private final Optional<Duration> interval;
     private final Set<String> warned = ConcurrentHashMap.newKeySet();
@@ -66,7 +66,8 @@ final class SelfVacuum {
         List<TableStats> due = unattended.stream().filter(TableStats::needsVacuum).toList();
         if (due.isEmpty()) return false;
         // one pooled session for lock, check and VACUUM; the report after it takes another, never two at once
-        boolean ran = dsl.connectionResult(c -> vacuum(c, due));
+        JobqSchema schema = JobqSchema.of(dsl);
+        boolean ran = dsl.connectionResult(c -> vacuum(c, schema, due));
         if (ran) report(due, VacuumHealthQuery.read(dsl));
         return ran;
     }
@@ -79,7 +80,7 @@ final class SelfVacuum {
         return true;
     }
 
-    private boolean vacuum(Connection c, List<TableStats> due) throws SQLException {
+    private boolean vacuum(Connection c, JobqSchema schema, List<TableStats> due) throws SQLException {
         boolean autoCommit = c.getAutoCommit();
         if (!autoCommit) c.setAutoCommit(true); // VACUUM cannot run inside a transaction block
         try (Statement st = c.createStatement()) {
@@ -87,13 +88,13 @@ final class SelfVacuum {
                 return false; // another worker is vacuuming right now
             }
             try {
-                if (!queryBoolean(st, MAY_VACUUM)) {
+                if (!queryBoolean(st, schema.sql(MAY_VACUUM))) {
                     notPermitted = true;
                     log.warn("jobq cannot VACUUM its tables: its database role owns neither them nor the database; it will"
                             + " not try again until restarted. Have their owner run VACUUM, or turn autovacuum on (see README, Operations)");
                     return false;
                 }
-                vacuumWithoutTimeout(c, st, due);
+                vacuumWithoutTimeout(c, st, schema, due);
             } finally {
                 queryBoolean(st, "SELECT pg_advisory_unlock(" + LOCK_NAMESPACE + ", " + LOCK_VACUUM + ")");
             }
@@ -107,7 +108,7 @@ final class SelfVacuum {
      * A statement_timeout on jobq's role (a sound guard for its short statements) would cancel a long VACUUM
      * and waste its work, so the session runs VACUUM without one and gets its own value back afterwards.
      */
-    private static void vacuumWithoutTimeout(Connection c, Statement st, List<TableStats> due) throws SQLException {
+    private static void vacuumWithoutTimeout(Connection c, Statement st, JobqSchema schema, List<TableStats> due) throws SQLException {
         String timeout;
         try (ResultSet rs = st.executeQuery("SELECT current_setting('statement_timeout')")) {
             rs.next();
@@ -115,7 +116,7 @@ final class SelfVacuum {
         }
         st.execute("SET statement_timeout = 0");
         try {
-            for (TableStats table : due) vacuumOne(st, table);
+            for (TableStats table : due) vacuumOne(st, schema, table);
         } finally {
             try (PreparedStatement restore = c.prepareStatement("SELECT set_config('statement_timeout', ?, false)")) {
                 restore.setString(1, timeout);
@@ -124,9 +125,10 @@ final class SelfVacuum {
         }
     }
 
-    private static void vacuumOne(Statement st, TableStats table) throws SQLException {
+    private static void vacuumOne(Statement st, JobqSchema schema, TableStats table) throws SQLException {
         long start = System.nanoTime();
-        st.execute("VACUUM (SKIP_LOCKED, ANALYZE) " + table.table()); // one of VacuumHealthQuery.TABLES, not input
+        // both names are plain identifiers: a validated JobqSchema and one of VacuumHealthQuery.TABLES, never input
+        st.execute("VACUUM (SKIP_LOCKED, ANALYZE) " + schema.name() + "." + table.table());
         for (SQLWarning w = st.getWarnings(); w != null; w = w.getNextWarning()) {
             log.info("VACUUM {}: {}", table.table(), w.getMessage()); // e.g. skipped: another VACUUM holds the table
         }

@@ -78,11 +78,11 @@ final class UnreadableRows {
         String[] reasons = rows.stream()
                 .map(q -> StoredText.sanitize("quarantined: " + q.reason(), JobStore.MAX_ERROR_BYTES))
                 .toArray(String[]::new);
-        int n = dsl.query("""
-                UPDATE jobs j SET state = 'dead', finished_at = now(), locked_by = NULL, locked_until = NULL,
+        int n = dsl.query(JobqSchema.of(dsl).sql("""
+                UPDATE jobq.jobs j SET state = 'dead', finished_at = now(), locked_by = NULL, locked_until = NULL,
                                   last_error = q.reason
                 FROM unnest({0}::bigint[], {1}::int[], {2}::text[]) AS q(id, attempts, reason)
-                WHERE j.id = q.id AND j.locked_by = {3} AND j.attempts = q.attempts AND j.state = 'running'""",
+                WHERE j.id = q.id AND j.locked_by = {3} AND j.attempts = q.attempts AND j.state = 'running'"""),
                 ids, attempts, reasons, worker.value()).execute();
         for (Quarantined q : rows) {
             log.atWarn().addKeyValue("job", q.id()).addKeyValue("attempt", q.attempts())
@@ -97,17 +97,17 @@ final class UnreadableRows {
      * check walks the document's numbers (microseconds for a small one), so only the fallback reads and
      * reads inside a caller's transaction (where a failed statement would abort it) pay for it.
      */
-    private static Field<JSONB> guarded(Field<JSONB> document) {
-        return DSL.field("CASE WHEN jobq_payload_problem({0}) IS NULL THEN {0} ELSE {1}::jsonb END",
+    private static Field<JSONB> guarded(JobqSchema schema, Field<JSONB> document) {
+        return DSL.field(schema.sql("CASE WHEN jobq.jobq_payload_problem({0}) IS NULL THEN {0} ELSE {1}::jsonb END"),
                 document.getDataType(), document, DSL.inline(UNPRINTABLE)).as(document.getName());
     }
 
     /** Every column of {@code jobs}, the documents {@link #guarded}: a select that cannot fail to print. */
-    static List<SelectField<?>> guardedColumns() {
+    static List<SelectField<?>> guardedColumns(JobqSchema schema) {
         List<SelectField<?>> out = new ArrayList<>();
         for (Field<?> f : JOBS.fields()) {
-            if (f.equals(JOBS.PAYLOAD)) out.add(guarded(JOBS.PAYLOAD));
-            else if (f.equals(JOBS.RESULT)) out.add(guarded(JOBS.RESULT));
+            if (f.equals(JOBS.PAYLOAD)) out.add(guarded(schema, JOBS.PAYLOAD));
+            else if (f.equals(JOBS.RESULT)) out.add(guarded(schema, JOBS.RESULT));
             else out.add(f);
         }
         return out;
@@ -126,7 +126,7 @@ final class UnreadableRows {
             log.atWarn().addKeyValue("job", id).log("job {} cannot be printed by PostgreSQL ({}); its unprintable"
                     + " payload or result is shown as {}", id, StoreErrors.serverMessage(e), UNPRINTABLE);
         }
-        return dsl.select(guardedColumns()).from(JOBS).where(JOBS.ID.eq(id)).fetchOptional(JobRows::toJobLenient);
+        return dsl.select(guardedColumns(JobqSchema.of(dsl))).from(JOBS).where(JOBS.ID.eq(id)).fetchOptional(JobRows::toJobLenient);
     }
 
     /**
@@ -141,7 +141,7 @@ final class UnreadableRows {
             log.atWarn().log("a page of jobs cannot be printed by PostgreSQL ({}); unprintable payloads and results"
                     + " are shown as {}", StoreErrors.serverMessage(e), UNPRINTABLE);
         }
-        return dsl.select(guardedColumns()).from(JOBS).where(where).orderBy(JOBS.ID.desc()).limit(limit)
+        return dsl.select(guardedColumns(JobqSchema.of(dsl))).from(JOBS).where(where).orderBy(JOBS.ID.desc()).limit(limit)
                 .fetch(JobRows::toJobLenient);
     }
 }

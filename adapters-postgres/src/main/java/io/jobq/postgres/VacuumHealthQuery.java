@@ -69,10 +69,11 @@ final class VacuumHealthQuery {
                 FROM pg_options_to_table(c.reloptions)
             ) o
             CROSS JOIN server v CROSS JOIN sessions se CROSS JOIN prepared pr CROSS JOIN slots sl CROSS JOIN standbys sb
-            WHERE c.oid IN ('jobs'::regclass, 'tenants'::regclass)""";
+            -- by catalog name, not 'jobq.jobs'::regclass, which needs USAGE on the schema: reading statistics does not
+            WHERE c.relnamespace = 'jobq'::regnamespace AND c.relname IN ('jobs', 'tenants')""";
 
     static VacuumHealth read(DSLContext dsl) {
-        Result<Record> rows = dsl.resultQuery(SQL).fetch();
+        Result<Record> rows = dsl.resultQuery(JobqSchema.of(dsl).sql(SQL)).fetch();
         if (rows.isEmpty()) throw new IllegalStateException("no statistics for tables " + TABLES);
         List<TableStats> tables = new ArrayList<>();
         for (String name : TABLES) {

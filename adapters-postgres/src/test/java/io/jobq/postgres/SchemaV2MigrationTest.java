@@ -40,7 +40,7 @@ class SchemaV2MigrationTest {
     Flyway flyway(String target) {
         // its own connections (not the pool's): Flyway sets the search_path of the session it migrates on
         return Flyway.configure().dataSource(db.jdbcUrl(), null, null).schemas(SCHEMA)
-                .locations("classpath:db/migration").target(target).load();
+                .locations(Migrations.LOCATION).target(target).load();
     }
 
     long insert(String queue, String tenant, String task, String state, String vtime, String payloadSql) {

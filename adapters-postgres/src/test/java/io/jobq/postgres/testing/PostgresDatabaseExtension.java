@@ -109,7 +109,9 @@ public final class PostgresDatabaseExtension implements BeforeAllCallback, Param
                 throw new IllegalStateException("cannot create test database " + name + ": " + e.getMessage(), e);
             }
         }
-        String url = withDatabase(s.adminUrl(), name);
+        // Tests' own SQL names jobq's tables unqualified; jobq's code qualifies every name itself, which
+        // ApplicationDatabaseTest checks on a search_path where public.jobs is an application's table.
+        String url = withParameter(withDatabase(s.adminUrl(), name), "currentSchema", "jobq,public");
         return new TestDatabase(name, url, pool(url, name, 8));
     }
 
@@ -195,6 +197,11 @@ public final class PostgresDatabaseExtension implements BeforeAllCallback, Param
         URI uri = URI.create(jdbcUrl.substring("jdbc:".length()));
         String query = uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery();
         return "jdbc:" + uri.getScheme() + "://" + uri.getRawAuthority() + "/" + database + query;
+    }
+
+    /** {@code url} with {@code key=value} appended to its query. */
+    public static String withParameter(String url, String key, String value) {
+        return url + (url.contains("?") ? "&" : "?") + key + "=" + java.net.URLEncoder.encode(value, java.nio.charset.StandardCharsets.UTF_8);
     }
 
     private static String redact(String url) {
