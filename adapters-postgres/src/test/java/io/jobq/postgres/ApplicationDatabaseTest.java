@@ -11,6 +11,7 @@ import io.jobq.application.port.NewJob;
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.job.TaskName;
 import io.jobq.domain.tenant.TenantId;
+import io.jobq.postgres.testing.ApplicationDatabase;
 import io.jobq.postgres.testing.PostgresDatabaseExtension;
 import io.jobq.postgres.testing.TestDatabase;
 import java.sql.Connection;
@@ -20,7 +21,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
-import org.flywaydb.core.Flyway;
 import org.jooq.impl.DSL;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -52,12 +52,10 @@ class ApplicationDatabaseTest {
     void prepare(TestDatabase db) {
         this.db = db;
         if (app != null) return;
-        app = pool(applicationUrl(db));
-        // the template database comes migrated: start from a database jobq has never seen
-        db.execute("DROP SCHEMA jobq CASCADE");
-        applicationFlyway().target("1").load().migrate();
+        app = pool(ApplicationDatabase.url(db));
+        ApplicationDatabase.beforeJobq(db);
         jobqMigrationsApplied = Migrations.migrate(app);
-        applicationFlyway().load().migrate();
+        ApplicationDatabase.flyway(db).load().migrate();
     }
 
     @AfterAll
@@ -66,20 +64,11 @@ class ApplicationDatabaseTest {
         app = null;
     }
 
-    static String applicationUrl(TestDatabase db) {
-        return db.jdbcUrl().replaceAll("[?&]currentSchema=[^&]*", "");
-    }
-
     static HikariDataSource pool(String url) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url);
         config.setMaximumPoolSize(4);
         return new HikariDataSource(config);
-    }
-
-    static org.flywaydb.core.api.configuration.FluentConfiguration applicationFlyway() {
-        // the application's Flyway as it is configured by default, but for its scripts' location
-        return Flyway.configure().dataSource(app).locations("classpath:app/migration");
     }
 
     long count(String sql) {
@@ -100,7 +89,7 @@ class ApplicationDatabaseTest {
         // a second run of each finds nothing to do and no mismatch
         assertThat(Migrations.migrate(app)).isZero();
         Migrations.requireCurrent(app);
-        assertThat(applicationFlyway().load().validateWithResult().validationSuccessful).isTrue();
+        assertThat(ApplicationDatabase.flyway(db).load().validateWithResult().validationSuccessful).isTrue();
     }
 
     @Test

@@ -9,6 +9,7 @@ import io.jobq.application.port.JobQueueException;
 import io.jobq.domain.job.Job;
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.lease.WorkerId;
+import io.jobq.postgres.testing.ApplicationDatabase;
 import io.jobq.postgres.testing.PostgresDatabaseExtension;
 import io.jobq.postgres.testing.TestDatabase;
 import java.time.Duration;
@@ -38,7 +39,7 @@ class UpgradeFromPublicTest {
         this.db = db;
         db.execute("DROP SCHEMA IF EXISTS jobq CASCADE");
         db.execute("DROP TABLE IF EXISTS public.jobs, public.tenants, public.flyway_schema_history CASCADE");
-        legacy = ApplicationDatabaseTest.pool(ApplicationDatabaseTest.applicationUrl(db));
+        legacy = ApplicationDatabaseTest.pool(ApplicationDatabase.url(db));
         // what 0.1 did: jobq's V1 (unchanged since) into public, history in public.flyway_schema_history
         Flyway.configure().dataSource(legacy).locations(Migrations.LOCATION).target("1").load().migrate();
         DSL.using(legacy, SQLDialect.POSTGRES).execute("""

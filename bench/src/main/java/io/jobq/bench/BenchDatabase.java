@@ -51,6 +51,9 @@ public final class BenchDatabase implements AutoCloseable {
         try (Connection c = DriverManager.getConnection(admin.jdbcUrl()); Statement st = c.createStatement()) {
             st.execute("DROP DATABASE IF EXISTS " + NAME + " WITH (FORCE)");
             st.execute("CREATE DATABASE " + NAME);
+            // jobq qualifies its own statements; the experiments' SQL (alternative claim queries, fixtures)
+            // names jobq's tables unqualified, so every session of this database finds them first.
+            st.execute("ALTER DATABASE " + NAME + " SET search_path = jobq, public");
         }
         HikariDataSource control = PostgresPool.create(url.jdbcUrl(), 4, "bench-control", Duration.ofSeconds(10));
         Migrations.migrate(control);

@@ -14,6 +14,7 @@ import static io.jobq.bootstrap.Settings.POLL_INTERVAL;
 import static io.jobq.bootstrap.Settings.POOL_SIZE;
 import static io.jobq.bootstrap.Settings.PORT;
 import static io.jobq.bootstrap.Settings.QUEUES;
+import static io.jobq.bootstrap.Settings.SCHEMA;
 import static io.jobq.bootstrap.Settings.SELF_VACUUM;
 import static io.jobq.bootstrap.Settings.TASK_TIMEOUT;
 import static io.jobq.bootstrap.Settings.WORKER_ID;
@@ -29,6 +30,7 @@ import io.jobq.application.worker.WorkerSettings;
 import io.jobq.http.HttpApi;
 import io.jobq.http.HttpSettings;
 import io.jobq.http.WorkerMetrics;
+import io.jobq.postgres.JobqSchema;
 import io.jobq.postgres.Migrations;
 import io.jobq.postgres.PostgresJobStore;
 import io.jobq.postgres.PostgresWakeupChannel;
@@ -56,8 +58,8 @@ final class Roles {
     static int migrate(Settings settings) {
         DatabaseUrl url = Database.resolve(settings.get(DATABASE_URL));
         try (HikariDataSource pool = Database.pool(url, 2, "jobq-migrate")) {
-            int applied = migrateOrExplain(pool, url);
-            log.info("schema of {} is up to date ({} migration(s) applied)", url.masked(), applied);
+            int applied = migrateOrExplain(pool, url, settings.get(SCHEMA));
+            log.info("schema {} of {} is up to date ({} migration(s) applied)", settings.get(SCHEMA).name(), url.masked(), applied);
             return 0;
         }
     }
@@ -76,12 +78,12 @@ final class Roles {
         pool.setMetricsTrackerFactory(new MicrometerMetricsTrackerFactory(registry));
         try {
             if (api) { // a role that serves the API migrates first; a worker alone only checks
-                migrateOrExplain(pool, url);
+                migrateOrExplain(pool, url, settings.get(SCHEMA));
             } else {
-                requireMigrated(pool, url);
+                requireMigrated(pool, url, settings.get(SCHEMA));
             }
-            PostgresJobStore store = new PostgresJobStore(pool, settings.get(SELF_VACUUM)
-                    ? PostgresJobStore.Options.DEFAULTS : PostgresJobStore.Options.DEFAULTS.withoutSelfVacuum());
+            PostgresJobStore.Options options = PostgresJobStore.Options.DEFAULTS.withSchema(settings.get(SCHEMA));
+            PostgresJobStore store = new PostgresJobStore(pool, settings.get(SELF_VACUUM) ? options : options.withoutSelfVacuum());
             if (api) {
                 HttpSettings http = HttpSettings.builder().maxBodyBytes(settings.get(MAX_REQUEST_BYTES)).build();
                 HttpApi server = startApi(store, registry, http, settings.get(PORT));
@@ -166,17 +168,17 @@ final class Roles {
         return s.get(TASK_TIMEOUT).applyTo(ws).build();
     }
 
-    private static int migrateOrExplain(HikariDataSource pool, DatabaseUrl url) {
+    private static int migrateOrExplain(HikariDataSource pool, DatabaseUrl url, JobqSchema schema) {
         try {
-            return Migrations.migrate(pool);
+            return Migrations.migrate(pool, schema);
         } catch (JobQueueException e) {
             throw new LauncherException("cannot migrate " + url.masked() + ": " + rootMessage(e), e);
         }
     }
 
-    private static void requireMigrated(HikariDataSource pool, DatabaseUrl url) {
+    private static void requireMigrated(HikariDataSource pool, DatabaseUrl url, JobqSchema schema) {
         try {
-            Migrations.requireCurrent(pool);
+            Migrations.requireCurrent(pool, schema);
         } catch (JobQueueException e) {
             throw new LauncherException(e.getMessage() + " [database " + url.masked() + "]", e);
         }

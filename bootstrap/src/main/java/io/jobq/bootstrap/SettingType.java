@@ -2,6 +2,7 @@ package io.jobq.bootstrap;
 
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.lease.WorkerId;
+import io.jobq.postgres.JobqSchema;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -95,6 +96,11 @@ record SettingType<T>(String label, Function<String, T> parser, Function<T, Stri
     /** A worker's name in leases and logs. */
     static SettingType<WorkerId> workerId() {
         return of("ID", WorkerId::new, WorkerId::toString);
+    }
+
+    /** A {@link JobqSchema}: a lower-case PostgreSQL identifier. */
+    static SettingType<JobqSchema> schema() {
+        return of("SCHEMA", JobqSchema::of, JobqSchema::name);
     }
 
     /** {@link TaskTimeouts}' text form. */

@@ -9,6 +9,7 @@ import io.jobq.application.worker.WorkerSettings;
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.lease.WorkerId;
 import io.jobq.http.HttpSettings;
+import io.jobq.postgres.JobqSchema;
 import io.jobq.postgres.PostgresJobStore;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,6 +43,9 @@ final class Settings {
             "PostgreSQL to use: postgres://user:pass@host:5432/db or jdbc:postgresql://host:5432/db?user=… Unset: "
                     + "localhost:5432, database " + Database.DEFAULT_DATABASE + ", as the current OS user or else "
                     + "postgres; the database is created if missing and the user may. Set: used as given, never created.");
+    static final Setting<JobqSchema> SCHEMA = everyRole("JOBQ_SCHEMA", SettingType.schema(), JobqSchema.DEFAULT,
+            "The PostgreSQL schema for jobq's tables and its Flyway history, created by the first migrate; never "
+                    + "the application's own. `public` keeps a jobq 0.1 database where it is.");
     static final Setting<Integer> PORT = http("PORT", integer("PORT", 0, MAX_PORT), 8000,
             "The HTTP API's port.");
     static final Setting<Integer> POOL_SIZE = everyRole("JOBQ_POOL_SIZE", integer("N", 1, MAX_POOL_SIZE), 10,

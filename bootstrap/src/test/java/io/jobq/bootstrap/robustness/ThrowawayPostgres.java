@@ -164,7 +164,8 @@ final class ThrowawayPostgres implements AutoCloseable {
     }
 
     private String jdbcUrl(String database) {
-        return "jdbc:postgresql://127.0.0.1:" + port + "/" + database + "?user=" + SUPERUSER;
+        // the tests' own SQL names jobq's tables unqualified (jobq's code qualifies its own)
+        return "jdbc:postgresql://127.0.0.1:" + port + "/" + database + "?user=" + SUPERUSER + "&currentSchema=jobq,public";
     }
 
     private String data() {
