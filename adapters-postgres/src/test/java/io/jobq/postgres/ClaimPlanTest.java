@@ -67,7 +67,7 @@ class ClaimPlanTest {
 
         assertThat(recorder.statements).as("the claim is one statement").hasSize(1);
         Recorded claim = recorder.statements.getFirst();
-        assertThat(claim.sql()).contains("FOR UPDATE SKIP LOCKED").contains("UPDATE jobs");
+        assertThat(claim.sql()).contains("FOR UPDATE SKIP LOCKED").contains("UPDATE jobq.jobs");
         String planJson;
         try (Connection c = db.dataSource().getConnection();
              PreparedStatement ps = c.prepareStatement("EXPLAIN (FORMAT JSON) " + claim.sql())) {

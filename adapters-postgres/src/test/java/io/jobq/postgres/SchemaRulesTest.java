@@ -20,7 +20,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
@@ -198,7 +197,7 @@ class SchemaRulesTest {
             // as a client of an older jobq would, and meets the schema's rule instead.
             try (Connection c = db.newConnection()) {
                 c.setAutoCommit(false);
-                Throwable t = catchThrowable(() -> Enqueuer.insert(DSL.using(c, SQLDialect.POSTGRES), TenantId.of("t"), Q,
+                Throwable t = catchThrowable(() -> Enqueuer.insert(JobqSchema.DEFAULT.dsl(c), TenantId.of("t"), Q,
                         TASK, List.of(BOMB), 3, Duration.ZERO, Optional.empty()));
                 c.rollback();
                 assertThat(t).isInstanceOf(IllegalArgumentException.class)

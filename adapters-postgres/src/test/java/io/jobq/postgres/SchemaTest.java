@@ -27,7 +27,7 @@ class SchemaTest {
         assertThat(tables).extracting(Table::getName).contains("jobs", "tenants");
         for (Table<?> table : tables) {
             Map<String, String> live = db.dsl().resultQuery(
-                            "SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = 'public' AND table_name = ?",
+                            "SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = 'jobq' AND table_name = ?",
                             table.getName())
                     .fetchMap(r -> r.get(0, String.class), r -> r.get(1, String.class));
             assertThat(live).as("columns of %s", table.getName()).isNotEmpty();
