@@ -5,6 +5,7 @@ import static io.jobq.bootstrap.SettingType.duration;
 import static io.jobq.bootstrap.SettingType.integer;
 import static io.jobq.bootstrap.SettingType.optional;
 
+import io.jobq.application.config.ConfigValue;
 import io.jobq.application.worker.WorkerSettings;
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.lease.WorkerId;
