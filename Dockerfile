@@ -4,10 +4,12 @@
 FROM eclipse-temurin:25-jdk AS build
 WORKDIR /src
 COPY .mvn/ .mvn/
-COPY mvnw pom.xml ./
+COPY mvnw pom.xml LICENSE ./
 COPY domain/ domain/
 COPY application/ application/
 COPY adapters-postgres/ adapters-postgres/
+COPY client/ client/
+COPY worker/ worker/
 COPY adapters-http/ adapters-http/
 COPY bootstrap/ bootstrap/
 COPY bench/ bench/
