@@ -13,6 +13,7 @@ COPY worker/ worker/
 COPY adapters-http/ adapters-http/
 COPY bootstrap/ bootstrap/
 COPY bench/ bench/
+COPY examples/ examples/
 RUN --mount=type=cache,target=/root/.m2 ./mvnw -B -ntp -q package -DskipTests
 
 # Run: a JRE only, as an unprivileged user.
