@@ -4,13 +4,16 @@
 FROM eclipse-temurin:25-jdk AS build
 WORKDIR /src
 COPY .mvn/ .mvn/
-COPY mvnw pom.xml ./
+COPY mvnw pom.xml LICENSE ./
 COPY domain/ domain/
 COPY application/ application/
 COPY adapters-postgres/ adapters-postgres/
+COPY client/ client/
+COPY worker/ worker/
 COPY adapters-http/ adapters-http/
 COPY bootstrap/ bootstrap/
 COPY bench/ bench/
+COPY examples/ examples/
 RUN --mount=type=cache,target=/root/.m2 ./mvnw -B -ntp -q package -DskipTests
 
 # Run: a JRE only, as an unprivileged user.

@@ -15,6 +15,7 @@ import io.jobq.application.port.NewJobBatch;
 import io.jobq.application.worker.BuiltInHandlers;
 import io.jobq.application.worker.DiscardReason;
 import io.jobq.application.worker.HandlerRegistry;
+import io.jobq.application.worker.HandlerSettings;
 import io.jobq.application.worker.JobContext;
 import io.jobq.application.worker.JobHandler;
 import io.jobq.application.worker.PermanentJobFailure;
@@ -535,7 +536,7 @@ class WorkerIntegrationTest {
 
     /** The built-in {@code sleep} ({@code {"ms": n}}), recording the {@link System#nanoTime()} of each start per job. */
     static final class Probe implements JobHandler {
-        private final JobHandler sleep = new BuiltInHandlers().handlers().get(TaskName.of("sleep"));
+        private final JobHandler sleep = new BuiltInHandlers().handlers(HandlerSettings.EMPTY).get(TaskName.of("sleep"));
         final ConcurrentMap<JobId, List<Long>> starts = new ConcurrentHashMap<>();
 
         @Override

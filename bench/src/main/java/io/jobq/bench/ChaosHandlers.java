@@ -2,6 +2,7 @@ package io.jobq.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.zaxxer.hikari.HikariDataSource;
+import io.jobq.application.worker.HandlerSettings;
 import io.jobq.application.worker.JobContext;
 import io.jobq.application.worker.JobHandler;
 import io.jobq.application.worker.JobHandlerProvider;
@@ -35,7 +36,7 @@ public final class ChaosHandlers implements JobHandlerProvider {
     public ChaosHandlers() {}
 
     @Override
-    public Map<TaskName, JobHandler> handlers() {
+    public Map<TaskName, JobHandler> handlers(HandlerSettings settings) {
         return Map.of(TaskName.of(TASK), ChaosHandlers::handle);
     }
 

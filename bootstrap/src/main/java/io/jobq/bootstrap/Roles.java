@@ -25,6 +25,7 @@ import io.jobq.application.port.JobQueueException;
 import io.jobq.application.port.WakeupChannel;
 import io.jobq.application.worker.FatalErrorPolicy;
 import io.jobq.application.worker.HandlerRegistry;
+import io.jobq.application.worker.HandlerSettings;
 import io.jobq.application.worker.Worker;
 import io.jobq.application.worker.WorkerSettings;
 import io.jobq.http.HttpApi;
@@ -38,7 +39,9 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Properties;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -136,8 +139,7 @@ final class Roles {
 
     private static Worker startWorker(Settings s, PostgresJobStore store, HikariDataSource pool, DatabaseUrl url,
             MeterRegistry registry) {
-        HandlerRegistry handlers = HandlerRegistry.withBuiltIns()
-                .registerDiscovered(Thread.currentThread().getContextClassLoader());
+        HandlerRegistry handlers = handlers(Thread.currentThread().getContextClassLoader(), System.getenv(), System.getProperties());
         // An OutOfMemoryError (or another fatal VM error) in the worker halts the process, exit status 3.
         Worker.Builder builder = Worker.builder(store, handlers).settings(workerSettings(s)).fatalErrors(FatalErrorPolicy.HALT);
         Optional<WakeupChannel> channel = s.get(LISTEN)
@@ -150,6 +152,20 @@ final class Roles {
         w.start();
         log.info("handlers: {}", handlers.tasks());
         return w;
+    }
+
+    /**
+     * The built-ins plus every plug-in provider on {@code loader}'s class path, each made from the
+     * {@code JOBQ_HANDLER_*} variables and system properties.
+     *
+     * @throws LauncherException if a provider refuses its settings or two handlers claim one task
+     */
+    static HandlerRegistry handlers(ClassLoader loader, Map<String, String> env, Properties systemProperties) {
+        try {
+            return HandlerRegistry.withBuiltIns().registerDiscovered(loader, HandlerSettings.fromEnvironment(env, systemProperties));
+        } catch (IllegalArgumentException e) {
+            throw new LauncherException("cannot load the handlers: " + e.getMessage(), e);
+        }
     }
 
     /** The worker's settings from the launcher's: with no variable or flag set, {@link WorkerSettings#DEFAULTS}. */

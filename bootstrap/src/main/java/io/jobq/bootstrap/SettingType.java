@@ -1,5 +1,6 @@
 package io.jobq.bootstrap;
 
+import io.jobq.application.config.ConfigValue;
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.lease.WorkerId;
 import io.jobq.postgres.JobqSchema;

@@ -5,6 +5,7 @@ import static io.jobq.bootstrap.SettingType.duration;
 import static io.jobq.bootstrap.SettingType.integer;
 import static io.jobq.bootstrap.SettingType.optional;
 
+import io.jobq.application.config.ConfigValue;
 import io.jobq.application.worker.WorkerSettings;
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.lease.WorkerId;
@@ -40,12 +41,11 @@ final class Settings {
 
     static final Setting<Optional<DatabaseUrl>> DATABASE_URL = everyRole("DATABASE_URL",
             optional(SettingType.databaseUrl()), Optional.empty(),
-            "PostgreSQL to use: postgres://user:pass@host:5432/db or jdbc:postgresql://host:5432/db?user=… Unset: "
-                    + "localhost:5432, database " + Database.DEFAULT_DATABASE + ", as the current OS user or else "
-                    + "postgres; the database is created if missing and the user may. Set: used as given, never created.");
+            "postgres://user:pass@host:5432/db or jdbc:postgresql://host:5432/db?user=…. Unset: localhost:5432, "
+                    + "database " + Database.DEFAULT_DATABASE + ", as your OS user or else postgres, created if missing "
+                    + "(and allowed). Set: used as given, never created.");
     static final Setting<JobqSchema> SCHEMA = everyRole("JOBQ_SCHEMA", SettingType.schema(), JobqSchema.DEFAULT,
-            "The PostgreSQL schema for jobq's tables and its Flyway history, created by the first migrate; never "
-                    + "the application's own. `public` keeps a jobq 0.1 database where it is.");
+            "Schema of jobq's tables and Flyway history, created by migrate. `public` keeps a 0.1 database in place.");
     static final Setting<Integer> PORT = http("PORT", integer("PORT", 0, MAX_PORT), 8000,
             "The HTTP API's port.");
     static final Setting<Integer> POOL_SIZE = everyRole("JOBQ_POOL_SIZE", integer("N", 1, MAX_POOL_SIZE), 10,
@@ -79,8 +79,7 @@ final class Settings {
             WORKER.workerId(), "Name of this worker in leases and logs. Unset: host-pid-random.");
     static final Setting<Optional<Integer>> METRICS_PORT = worker("JOBQ_METRICS_PORT",
             optional(integer("PORT", 0, MAX_PORT)), Optional.empty(),
-            "In the `worker` role, serve GET /metrics (Prometheus) on this port; the `all` role serves it on the API "
-                    + "port and ignores this with a warning. Unset: no metrics endpoint.");
+            "`worker` role: serve GET /metrics (Prometheus) on this port (`all` serves it on the API port). Unset: none.");
     static final Setting<TaskTimeouts> TASK_TIMEOUT = worker("JOBQ_TASK_TIMEOUT", SettingType.taskTimeouts(),
             TaskTimeouts.DEFAULT,
             "How long a run may take before its handler is interrupted and the job fails retryably: comma-separated "
@@ -88,8 +87,8 @@ final class Settings {
                     + ConfigValue.text(WorkerSettings.DEFAULT_TASK_TIMEOUT) + " when not given. E.g. `sleep=5s,report=2h`.");
     static final Setting<Boolean> SELF_VACUUM = worker("JOBQ_SELF_VACUUM", bool(),
             PostgresJobStore.Options.DEFAULTS.selfVacuumInterval().isPresent(),
-            "Where autovacuum is off for jobq's tables, workers VACUUM them once dead rows pass the table's "
-                    + "autovacuum threshold (one worker at a time, at most once a minute each); false = never.");
+            "Where autovacuum is off for jobq's tables, workers VACUUM them past autovacuum's threshold (one at a "
+                    + "time, at most once a minute each); false = never.");
 
     private final Map<Setting<?>, Object> values;
 

@@ -1,5 +1,6 @@
 package io.jobq.bootstrap;
 
+import io.jobq.application.config.ConfigValue;
 import io.jobq.application.worker.WorkerSettings;
 import io.jobq.domain.job.TaskName;
 import java.time.Duration;

@@ -4,6 +4,7 @@ import static io.jobq.bootstrap.Settings.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.jobq.application.config.ConfigValue;
 import io.jobq.application.worker.WorkerSettings;
 import io.jobq.bootstrap.Settings.InvalidSettingsException;
 import io.jobq.domain.job.QueueName;

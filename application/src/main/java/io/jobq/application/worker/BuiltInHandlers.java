@@ -34,8 +34,9 @@ public final class BuiltInHandlers implements JobHandlerProvider {
     /** Registered by {@link HandlerRegistry#withBuiltIns()}; public for {@link java.util.ServiceLoader}. */
     public BuiltInHandlers() {}
 
+    /** The built-ins take no settings. */
     @Override
-    public Map<TaskName, JobHandler> handlers() {
+    public Map<TaskName, JobHandler> handlers(HandlerSettings settings) {
         Map<TaskName, JobHandler> all = new LinkedHashMap<>();
         all.put(TaskName.of("word_count"), BuiltInHandlers::wordCount);
         all.put(TaskName.of("noop"), ctx -> Optional.empty());

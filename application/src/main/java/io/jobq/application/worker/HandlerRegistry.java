@@ -19,8 +19,8 @@ import java.util.stream.Collectors;
  *
  * <pre>{@code
  * HandlerRegistry handlers = HandlerRegistry.withBuiltIns()
- *         .register("send_email", ctx -> { ...; return Optional.empty(); })
- *         .registerDiscovered(Thread.currentThread().getContextClassLoader());
+ *         .register("send_email", new SendEmailHandler(mailer))    // your objects, through the constructor
+ *         .registerDiscovered(Thread.currentThread().getContextClassLoader(), HandlerSettings.EMPTY);
  * }</pre>
  *
  * A job whose task has no handler on a worker fails retryably (see {@link Worker}), because in a
@@ -39,8 +39,7 @@ public final class HandlerRegistry {
     /** A registry holding the built-in tasks {@code word_count}, {@code noop}, {@code sleep} and {@code fail}. */
     public static HandlerRegistry withBuiltIns() {
         HandlerRegistry registry = new HandlerRegistry();
-        new BuiltInHandlers().handlers().forEach(registry::register);
-        return registry;
+        return registry.register(new BuiltInHandlers(), HandlerSettings.EMPTY);
     }
 
     /**
@@ -70,16 +69,28 @@ public final class HandlerRegistry {
     }
 
     /**
-     * Registers the handlers of every {@link JobHandlerProvider} that {@link ServiceLoader} finds
-     * through {@code loader}.
+     * Registers every handler {@code provider} makes from {@code settings}.
      *
      * @return this registry, for chaining
-     * @throws IllegalArgumentException if a discovered task already has a handler
+     * @throws IllegalArgumentException if a task already has a handler, or the provider refuses the settings
+     */
+    public HandlerRegistry register(JobHandlerProvider provider, HandlerSettings settings) {
+        Objects.requireNonNull(settings, "settings");
+        Objects.requireNonNull(provider, "provider").handlers(settings).forEach(this::register);
+        return this;
+    }
+
+    /**
+     * Registers the handlers of every {@link JobHandlerProvider} that {@link ServiceLoader} finds
+     * through {@code loader}, each made from {@code settings}.
+     *
+     * @return this registry, for chaining
+     * @throws IllegalArgumentException if a discovered task already has a handler, or a provider refuses the settings
      * @throws java.util.ServiceConfigurationError if a listed provider cannot be loaded or instantiated
      */
-    public HandlerRegistry registerDiscovered(ClassLoader loader) {
+    public HandlerRegistry registerDiscovered(ClassLoader loader, HandlerSettings settings) {
         for (JobHandlerProvider provider : ServiceLoader.load(JobHandlerProvider.class, loader)) {
-            provider.handlers().forEach(this::register);
+            register(provider, settings);
         }
         return this;
     }

@@ -103,10 +103,11 @@ public final class JobContext {
 
     /**
      * Binds the payload to {@code type}, typically a record whose compact constructor validates it.
-     * Unknown properties are refused, so a misspelt field fails loudly instead of being ignored.
+     * With the worker's default mapper, fields {@code type} does not have are ignored, so producers can add
+     * a field before the consumers that read it are deployed.
      *
      * @return never null: a JSON {@code null} payload does not bind either
-     * @throws PermanentJobFailure if the payload does not bind (wrong shape, missing or unknown field,
+     * @throws PermanentJobFailure if the payload does not bind (wrong shape, wrong type, null for a primitive,
      *     the record's constructor refusing it, JSON {@code null}): a malformed payload will never bind, so
      *     retrying is pointless
      */

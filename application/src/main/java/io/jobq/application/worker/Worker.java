@@ -176,7 +176,8 @@ public final class Worker implements AutoCloseable {
 
         /**
          * Parses payloads, binds them in {@link JobContext#payloadAs} and writes results. Default: a
-         * mapper that refuses unknown properties and nulls for primitives.
+         * mapper that ignores unknown properties (so producers can add a field before every consumer knows
+         * it) and refuses nulls for primitives.
          */
         public Builder objectMapper(ObjectMapper value) {
             this.mapper = Objects.requireNonNull(value, "objectMapper");
@@ -212,9 +213,14 @@ public final class Worker implements AutoCloseable {
         }
     }
 
+    /**
+     * Unknown properties are ignored: in a rolling deploy producers send a new field before every worker
+     * has the handler that reads it, and refusing it would kill those jobs permanently. A worker that wants
+     * misspelt fields refused passes a mapper with that feature enabled to {@link Builder#objectMapper}.
+     */
     static ObjectMapper defaultMapper() {
         return JsonMapper.builder()
-                .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+                .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
                 .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
                 .build();
     }

@@ -6,8 +6,10 @@
  * runs the maintenance (reap expired leases, promote due jobs) that every worker shares.
  *
  * <p>Handlers are found by task name in a {@link io.jobq.application.worker.HandlerRegistry}:
- * registered in code, or discovered through {@link java.util.ServiceLoader} as
- * {@link io.jobq.application.worker.JobHandlerProvider}s. Nothing outside {@code bootstrap} and
- * tests should construct a {@code Worker}; adapters must not depend on this package.
+ * registered in code (an embedding application constructs them with its own objects), or made by
+ * {@link io.jobq.application.worker.JobHandlerProvider}s from
+ * {@link io.jobq.application.worker.HandlerSettings}, discovered through {@link java.util.ServiceLoader}
+ * by the launcher. The launcher ({@code bootstrap}) and embedding applications construct a
+ * {@code Worker}; adapters must not depend on this package.
  */
 package io.jobq.application.worker;

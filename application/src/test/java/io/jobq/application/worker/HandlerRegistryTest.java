@@ -3,10 +3,14 @@ package io.jobq.application.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.jobq.domain.job.TaskName;
 import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -20,9 +24,35 @@ class HandlerRegistryTest {
         public GreetingProvider() {}
 
         @Override
-        public Map<TaskName, JobHandler> handlers() {
+        public Map<TaskName, JobHandler> handlers(HandlerSettings settings) {
             return Map.of(TaskName.of("greet"), NOOP, TaskName.of("wave"), NOOP);
         }
+    }
+
+    /** A provider configured by its settings: greets with {@code JOBQ_HANDLER_GREETING}. */
+    public static final class ConfiguredProvider implements JobHandlerProvider {
+        public ConfiguredProvider() {}
+
+        @Override
+        public Map<TaskName, JobHandler> handlers(HandlerSettings settings) {
+            String greeting = settings.require("JOBQ_HANDLER_GREETING");
+            return Map.of(TaskName.of("greet"), ctx -> Optional.of(JsonNodeFactory.instance.textNode(greeting)));
+        }
+    }
+
+    /** What an embedding application's handler looks like: its dependencies come through the constructor. */
+    record Mailer(List<String> sent) {}
+
+    record ReceiptHandler(Mailer mailer) implements JobHandler {
+        @Override
+        public Optional<JsonNode> handle(JobContext ctx) {
+            mailer.sent().add("receipt for job " + ctx.jobId());
+            return Optional.empty();
+        }
+    }
+
+    static Optional<JsonNode> run(HandlerRegistry registry, String task) throws Exception {
+        return registry.find(TaskName.of(task)).orElseThrow().handle(JobContextTest.context(task, "{}", 1));
     }
 
     /** A class loader that sees the test classes plus a services file listing {@code providers}. */
@@ -59,7 +89,7 @@ class HandlerRegistryTest {
     @Test
     void providersAreDiscoveredWithServiceLoader(@TempDir Path dir) throws Exception {
         HandlerRegistry registry = new HandlerRegistry()
-                .registerDiscovered(withServices(dir, GreetingProvider.class.getName()));
+                .registerDiscovered(withServices(dir, GreetingProvider.class.getName()), HandlerSettings.EMPTY);
 
         assertThat(registry.tasks()).extracting(TaskName::value).containsExactly("greet", "wave");
     }
@@ -68,16 +98,40 @@ class HandlerRegistryTest {
     void aDiscoveredTaskClashingWithACodeRegistrationIsRefused(@TempDir Path dir) throws Exception {
         HandlerRegistry registry = new HandlerRegistry().register("greet", NOOP);
 
-        assertThatThrownBy(() -> registry.registerDiscovered(withServices(dir, GreetingProvider.class.getName())))
+        assertThatThrownBy(() -> registry.registerDiscovered(withServices(dir, GreetingProvider.class.getName()), HandlerSettings.EMPTY))
                 .hasMessage("task 'greet' already has a handler");
     }
 
     @Test
     void theBuiltInsCanAlsoBeListedAsAProvider(@TempDir Path dir) throws Exception {
         HandlerRegistry registry = new HandlerRegistry()
-                .registerDiscovered(withServices(dir, BuiltInHandlers.class.getName()));
+                .registerDiscovered(withServices(dir, BuiltInHandlers.class.getName()), HandlerSettings.EMPTY);
 
         assertThat(registry.tasks()).hasSize(4);
+    }
+
+    @Test
+    void aDiscoveredProviderMakesItsHandlersFromTheSettings(@TempDir Path dir) throws Exception {
+        HandlerRegistry registry = new HandlerRegistry().registerDiscovered(withServices(dir, ConfiguredProvider.class.getName()),
+                HandlerSettings.of(Map.of("JOBQ_HANDLER_GREETING", "ahoy")));
+
+        assertThat(run(registry, "greet")).hasValue(JsonNodeFactory.instance.textNode("ahoy"));
+    }
+
+    @Test
+    void aProviderRefusingItsSettingsStopsTheRegistrationNamingTheSetting() {
+        assertThatThrownBy(() -> new HandlerRegistry().register(new ConfiguredProvider(), HandlerSettings.EMPTY))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("JOBQ_HANDLER_GREETING");
+    }
+
+    @Test
+    void anEmbeddingApplicationPassesItsOwnObjectsThroughTheHandlersConstructor() throws Exception {
+        Mailer mailer = new Mailer(new ArrayList<>());
+        HandlerRegistry registry = new HandlerRegistry().register("send_receipt", new ReceiptHandler(mailer));
+
+        run(registry, "send_receipt");
+
+        assertThat(mailer.sent()).containsExactly("receipt for job 42");
     }
 
     @Test

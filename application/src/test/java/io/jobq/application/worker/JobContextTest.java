@@ -61,14 +61,25 @@ class JobContextTest {
         assertThat(ctx.payloadAs(Resize.class)).isEqualTo(new Resize("s3://a", 640, List.of("webp")));
     }
 
+    /** Producers may add a field before every consumer knows it; the record binds what it declares. */
     @Test
-    void anUnknownFieldIsAPermanentFailureNamingIt() {
+    void anUnknownFieldIsIgnored() {
         JobContext ctx = context("resize", "{\"url\": \"s3://a\", \"width\": 640, \"colour\": \"red\"}", 1);
 
-        assertThatThrownBy(() -> ctx.payloadAs(Resize.class))
+        assertThat(ctx.payloadAs(Resize.class)).isEqualTo(new Resize("s3://a", 640, null));
+    }
+
+    @Test
+    void aRecordsConstructorRefusingThePayloadIsAPermanentFailureNamingTheJob() {
+        record Positive(int n) {
+            Positive {
+                if (n <= 0) throw new IllegalArgumentException("n must be positive, was " + n);
+            }
+        }
+        assertThatThrownBy(() -> context("count", "{\"n\": 0}", 1).payloadAs(Positive.class))
                 .isInstanceOf(PermanentJobFailure.class)
-                .hasMessageContaining("payload of job 42 (task resize) does not bind to Resize")
-                .hasMessageContaining("colour");
+                .hasMessageContaining("payload of job 42 (task count) does not bind to Positive")
+                .hasMessageContaining("n must be positive, was 0");
     }
 
     @Test

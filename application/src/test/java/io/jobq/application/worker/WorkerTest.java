@@ -11,6 +11,7 @@ import io.jobq.domain.job.JobState;
 import io.jobq.domain.job.QueueName;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
@@ -98,6 +99,20 @@ class WorkerTest extends WorkerFixture {
 
             assertThat(events.stopped.getCount()).isZero();
         }
+    }
+
+    /** A producer deployed first adds {@code priority}; the consumer's payload record does not have it yet. */
+    record Greeting(String name) {}
+
+    @Test
+    void aTypedHandlerRunsAPayloadWithAFieldItsRecordLacks() {
+        handlers.register("greet", ctx -> Optional.of(json("{\"hello\": \"" + ctx.payloadAs(Greeting.class).name() + "\"}")));
+        JobId id = enqueue("greet", "{\"name\": \"ada\", \"priority\": \"high\"}");
+        start(FAST);
+
+        Job done = awaitState(id, JobState.DONE);
+
+        assertThat(done.result()).hasValueSatisfying(r -> assertThat(json(r)).isEqualTo(json("{\"hello\": \"ada\"}")));
     }
 
     @Test

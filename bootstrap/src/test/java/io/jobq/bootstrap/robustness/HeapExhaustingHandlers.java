@@ -1,5 +1,6 @@
 package io.jobq.bootstrap.robustness;
 
+import io.jobq.application.worker.HandlerSettings;
 import io.jobq.application.worker.JobHandler;
 import io.jobq.application.worker.JobHandlerProvider;
 import io.jobq.domain.job.TaskName;
@@ -16,7 +17,7 @@ public final class HeapExhaustingHandlers implements JobHandlerProvider {
     static final String TASK = "exhaust_heap";
 
     @Override
-    public Map<TaskName, JobHandler> handlers() {
+    public Map<TaskName, JobHandler> handlers(HandlerSettings settings) {
         JobHandler exhaust = ctx -> {
             List<long[]> hoard = new ArrayList<>();
             while (true) hoard.add(new long[128 * 1024]);

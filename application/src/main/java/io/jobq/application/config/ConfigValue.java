@@ -1,12 +1,17 @@
-package io.jobq.bootstrap;
+package io.jobq.application.config;
 
 import java.time.Duration;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Parsers for configuration text. Each throws IllegalArgumentException with a message that says what was expected. */
-final class ConfigValue {
+/**
+ * Parsers for configuration text, shared by the launcher's settings and {@link
+ * io.jobq.application.worker.HandlerSettings} so an operator writes a duration or a flag the same way
+ * everywhere. Each throws IllegalArgumentException with a message that says what was expected (never
+ * the value: the caller knows whether it may be shown).
+ */
+public final class ConfigValue {
     private ConfigValue() {}
 
     private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ms|s|m|h)?");
@@ -15,7 +20,7 @@ final class ConfigValue {
      * {@code 500ms}, {@code 30s}, {@code 2m}, {@code 1h}, a bare number of seconds ({@code 30}), or
      * ISO-8601 ({@code PT30S}).
      */
-    static Duration duration(String text) {
+    public static Duration duration(String text) {
         String t = text.strip().toLowerCase(Locale.ROOT);
         if (t.startsWith("pt")) {
             try {
@@ -39,7 +44,7 @@ final class ConfigValue {
     }
 
     /** The largest whole unit, as {@link #duration} reads it back: 2h, 15m, 5s, 1500ms. */
-    static String text(Duration d) {
+    public static String text(Duration d) {
         long ms = d.toMillis();
         if (ms == 0) return "0s";
         if (ms % 3_600_000 == 0) return ms / 3_600_000 + "h";
@@ -54,7 +59,7 @@ final class ConfigValue {
     }
 
     /** A decimal integer in [min, max]. */
-    static int integer(String text, int min, int max) {
+    public static int integer(String text, int min, int max) {
         long v;
         try {
             v = Long.parseLong(text.strip());
@@ -66,7 +71,7 @@ final class ConfigValue {
     }
 
     /** {@code true}/{@code false}, also {@code 1}/{@code 0}, {@code yes}/{@code no}, {@code on}/{@code off}. */
-    static boolean bool(String text) {
+    public static boolean bool(String text) {
         return switch (text.strip().toLowerCase(Locale.ROOT)) {
             case "true", "1", "yes", "on" -> true;
             case "false", "0", "no", "off" -> false;
