@@ -13,6 +13,7 @@ import io.jobq.application.port.JobQuery;
 import io.jobq.application.port.JobStore;
 import io.jobq.application.port.NewJob;
 import io.jobq.application.port.NewJobBatch;
+import io.jobq.application.port.OutcomeWrite;
 import io.jobq.application.port.RetryResult;
 import io.jobq.application.port.StoreConflictException;
 import io.jobq.application.port.StoreUnavailableException;
@@ -22,9 +23,7 @@ import io.jobq.domain.fairness.TenantWeight;
 import io.jobq.domain.job.Job;
 import io.jobq.domain.job.JobId;
 import io.jobq.domain.job.JobState;
-import io.jobq.domain.job.JsonNumbers;
 import io.jobq.domain.job.QueueName;
-import io.jobq.domain.job.StoredText;
 import io.jobq.domain.lease.FencingToken;
 import io.jobq.domain.lease.WorkerId;
 import io.jobq.domain.retry.RetryDecision;
@@ -48,7 +47,6 @@ import org.jooq.DSLContext;
 import org.jooq.Record;
 import org.jooq.Result;
 import org.jooq.ResultQuery;
-import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
 import org.slf4j.Logger;
@@ -308,93 +306,26 @@ public final class PostgresJobStore implements JobStore {
 
     // ---------------------------------------------------------------- fenced writes
 
-    /** The fence: the row still carries this run's (worker, attempt) and is running. */
-    private static Condition fenced(FencingToken token) {
-        return JOBS.ID.eq(token.job().value())
-                .and(JOBS.LOCKED_BY.eq(token.worker().value()))
-                .and(JOBS.ATTEMPTS.eq(token.attempt()))
-                .and(JOBS.STATE.eq(JobState.RUNNING.dbName()));
-    }
-
     @Override
     public FencedWrite complete(FencingToken token, Optional<String> resultJson) {
-        Objects.requireNonNull(token, "token");
-        Objects.requireNonNull(resultJson, "resultJson");
-        Optional<String> result = resultJson.map(JsonText::storable);
-        return run("complete", () -> {
-            Optional<Job> done;
-            long bytes = result.map(StoredText::utf8Length).orElse(0L);
-            // Only scanned once under the size cap; an oversized result is dropped anyway.
-            long growth = bytes > MAX_RESULT_BYTES ? 0 : result.map(JsonNumbers::renderedGrowth).orElse(0L);
-            if (bytes > MAX_RESULT_BYTES) {
-                done = markDone(token, Optional.empty(), Optional.of("result not stored: " + bytes
-                        + " bytes of JSON exceed the cap of " + MAX_RESULT_BYTES + " bytes"));
-            } else if (growth > JsonNumbers.MAX_RENDERED_GROWTH) {
-                // Storable, but no statement could return the row afterwards (not even this one's RETURNING).
-                done = markDone(token, Optional.empty(), Optional.of("result not stored: "
-                        + JsonNumbers.tooLargeMessage("it", growth)));
-            } else {
-                try {
-                    done = markDone(token, result, Optional.empty());
-                } catch (DataAccessException e) {
-                    if (!isRefusedValue(e)) throw e;
-                    // jsonb refused the result itself (e.g. a number beyond numeric's range). The handler
-                    // succeeded, so the run is done all the same, not left running until its lease lapses
-                    // and then run again; the result is dropped and last_error says why.
-                    done = markDone(token, Optional.empty(),
-                            Optional.of("result not stored: the database refused it: " + StoreErrors.rootMessage(e)));
-                }
-            }
-            return done.<FencedWrite>map(FencedWrite.Applied::new)
-                    .orElseGet(() -> new FencedWrite.Rejected(token, fetch(token.job())));
-        });
-    }
-
-    /** SQLSTATE class 22 (data exception) or 54 (program limit exceeded): the value, not the database, is at fault. */
-    private static boolean isRefusedValue(DataAccessException e) {
-        String state = StoreErrors.sqlState(e);
-        return state != null && (state.startsWith("22") || state.startsWith("54"));
-    }
-
-    private Optional<Job> markDone(FencingToken token, Optional<String> resultJson, Optional<String> note) {
-        // last_error is kept from an earlier failed attempt unless there is a note about this result
-        return dsl.update(JOBS)
-                .set(JOBS.STATE, JobState.DONE.dbName())
-                .set(JOBS.RESULT, resultJson.map(org.jooq.JSONB::jsonb).orElse(null))
-                .set(JOBS.LAST_ERROR, note.isPresent() ? DSL.val(StoredText.sanitize(note.get(), MAX_ERROR_BYTES)) : JOBS.LAST_ERROR)
-                .set(JOBS.FINISHED_AT, DSL.currentOffsetDateTime())
-                .setNull(JOBS.LOCKED_BY)
-                .setNull(JOBS.LOCKED_UNTIL)
-                .where(fenced(token))
-                .returning()
-                .fetchOptional(JobRows::toJobLenient);
+        return recordOutcomes(List.of(new OutcomeWrite.Complete(token, resultJson))).getFirst();
     }
 
     @Override
     public FencedWrite fail(FencingToken token, String error, RetryDecision decision) {
-        Objects.requireNonNull(token, "token");
-        Objects.requireNonNull(decision, "decision");
-        String message = StoredText.sanitize(error == null ? "" : error, MAX_ERROR_BYTES);
-        return run("fail", () -> {
-            var update = dsl.update(JOBS)
-                    .set(JOBS.LAST_ERROR, message)
-                    .setNull(JOBS.LOCKED_BY)
-                    .setNull(JOBS.LOCKED_UNTIL);
-            // Exactly what the worker decided; the retry counts from the database's now(), not the job's old run_at.
-            var decided = switch (decision) {
-                case RetryDecision.RetryAfter r -> update
-                        .set(JOBS.STATE, JobState.SCHEDULED.dbName())
-                        .set(JOBS.RUN_AT, DSL.field("now() + {0}::float8 * interval '1 millisecond'",
-                                JOBS.RUN_AT.getDataType(), r.delay().toMillis()))
-                        .setNull(JOBS.FINISHED_AT);
-                case RetryDecision.Dead d -> update
-                        .set(JOBS.STATE, JobState.DEAD.dbName())
-                        .set(JOBS.FINISHED_AT, DSL.currentOffsetDateTime());
-            };
-            Optional<Job> failed = decided.where(fenced(token)).returning().fetchOptional(JobRows::toJobLenient);
-            return failed.<FencedWrite>map(FencedWrite.Applied::new)
-                    .orElseGet(() -> new FencedWrite.Rejected(token, fetch(token.job())));
-        });
+        return recordOutcomes(List.of(new OutcomeWrite.Fail(token, error, decision))).getFirst();
+    }
+
+    /** One statement for all of them: see {@link OutcomeStatement}. */
+    @Override
+    public List<FencedWrite> recordOutcomes(List<OutcomeWrite> writes) {
+        Objects.requireNonNull(writes, "writes");
+        return run(writes.size() == 1 ? operation(writes.getFirst()) : "record outcomes",
+                () -> OutcomeStatement.write(dsl, writes));
+    }
+
+    private static String operation(OutcomeWrite write) {
+        return write instanceof OutcomeWrite.Complete ? "complete" : "fail";
     }
 
     /**

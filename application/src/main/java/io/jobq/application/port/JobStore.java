@@ -88,6 +88,28 @@ public interface JobStore {
      */
     FencedWrite fail(FencingToken token, String error, RetryDecision decision);
 
+    /**
+     * Writes several runs' outcomes at once, each fenced by its own token exactly as {@link #complete} and
+     * {@link #fail} fence one: a stale token is {@link FencedWrite.Rejected} and changes nothing, while the
+     * others apply. A store that can commits them all in one transaction (PostgreSQL: one statement), so a
+     * busy worker pays one commit per batch instead of one per job; this default writes them one by one.
+     *
+     * @param writes 0..n outcomes of distinct runs (no job twice)
+     * @return one answer per write, in the order of {@code writes}
+     * @throws IllegalArgumentException if a job appears twice
+     */
+    default List<FencedWrite> recordOutcomes(List<OutcomeWrite> writes) {
+        OutcomeWrite.requireDistinctJobs(writes);
+        List<FencedWrite> out = new java.util.ArrayList<>(writes.size());
+        for (OutcomeWrite w : writes) {
+            out.add(switch (w) {
+                case OutcomeWrite.Complete c -> complete(c.token(), c.resultJson());
+                case OutcomeWrite.Fail f -> fail(f.token(), f.error(), f.decision());
+            });
+        }
+        return out;
+    }
+
     /** Largest stored result, in UTF-8 bytes of JSON text (1 MiB, the API's default body limit). */
     int MAX_RESULT_BYTES = 1024 * 1024;
 

@@ -461,6 +461,69 @@ public abstract class JobStoreContract {
     }
 
     /** The store writes the decision it is given, whatever attempts the job has left; it decides nothing. */
+    /** {@link JobStore#recordOutcomes}: each write fenced on its own, all answered in order. */
+    @Nested
+    class BatchedOutcomes {
+        @Test
+        void aBatchAppliesEachOutcomeAndRefusesOnlyTheStaleToken() {
+            Job toComplete = running();
+            Job toRetry = running();
+            Job toBury = running();
+            Job stale = running();
+            FencingToken forged = new FencingToken(stale.id(), W2, stale.attempts());
+            Instant before = storeNow();
+
+            List<FencedWrite> answers = store().recordOutcomes(List.of(
+                    new OutcomeWrite.Complete(toComplete.fencingToken(), Optional.of("{\"ok\": true}")),
+                    new OutcomeWrite.Fail(forged, "not mine", DEAD),
+                    new OutcomeWrite.Fail(toRetry.fencingToken(), "flaky", RETRY_IN_1S),
+                    new OutcomeWrite.Fail(toBury.fencingToken(), "bad input", DEAD)));
+
+            assertThat(answers).hasSize(4);
+            Job done = applied(answers.get(0));
+            assertThat(done.id()).isEqualTo(toComplete.id());
+            assertThat(done.state()).isEqualTo(JobState.DONE);
+            assertThat(json(done.result().orElseThrow())).isEqualTo(json("{\"ok\": true}"));
+            assertThat(answers.get(1)).isEqualTo(new FencedWrite.Rejected(forged, Optional.of(stale)));
+            Job retried = applied(answers.get(2));
+            assertThat(retried.state()).isEqualTo(JobState.SCHEDULED);
+            assertThat(retried.runAt()).isAfterOrEqualTo(before.plusSeconds(1));
+            assertThat(retried.lastError()).contains("flaky");
+            Job dead = applied(answers.get(3));
+            assertThat(dead.state()).isEqualTo(JobState.DEAD);
+            assertThat(dead.lease()).isEmpty();
+            assertThat(current(stale.id())).as("the stale token changed nothing").isEqualTo(stale);
+            for (FencedWrite a : List.of(answers.get(0), answers.get(2), answers.get(3))) {
+                Job j = applied(a);
+                assertThat(current(j.id())).isEqualTo(j);
+            }
+        }
+
+        @Test
+        void oneResultTheStoreRefusesCostsOnlyThatResult() {
+            Job refused = running();
+            Job fine = running();
+
+            List<FencedWrite> answers = store().recordOutcomes(List.of(
+                    new OutcomeWrite.Complete(refused.fencingToken(), Optional.of("{\"n\": 1e131072}")),
+                    new OutcomeWrite.Complete(fine.fencingToken(), Optional.of("{\"n\": 1}"))));
+
+            assertThat(applied(answers.get(0)).result()).isEmpty();
+            assertThat(applied(answers.get(0)).lastError()).hasValueSatisfying(e -> assertThat(e).contains("result not stored"));
+            assertThat(applied(answers.get(1)).result()).hasValueSatisfying(r -> assertThat(json(r)).isEqualTo(json("{\"n\": 1}")));
+        }
+
+        @Test
+        void anEmptyBatchWritesNothingAndAJobTwiceIsRefused() {
+            assertThat(store().recordOutcomes(List.of())).isEmpty();
+            Job run = running();
+            OutcomeWrite once = new OutcomeWrite.Complete(run.fencingToken(), Optional.empty());
+            assertThatThrownBy(() -> store().recordOutcomes(List.of(once, once)))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("job " + run.id().value() + " twice");
+            assertThat(current(run.id()).state()).isEqualTo(JobState.RUNNING);
+        }
+    }
+
     @Nested
     class Failures {
         @Test

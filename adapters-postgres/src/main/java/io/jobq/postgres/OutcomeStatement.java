@@ -1,0 +1,162 @@
+package io.jobq.postgres;
+
+import static io.jobq.application.port.JobStore.MAX_ERROR_BYTES;
+import static io.jobq.application.port.JobStore.MAX_RESULT_BYTES;
+
+import io.jobq.application.port.FencedWrite;
+import io.jobq.application.port.OutcomeWrite;
+import io.jobq.domain.job.Job;
+import io.jobq.domain.job.JobState;
+import io.jobq.domain.job.JsonNumbers;
+import io.jobq.domain.job.StoredText;
+import io.jobq.domain.retry.RetryDecision;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.jooq.DSLContext;
+import org.jooq.Record;
+import org.jooq.exception.DataAccessException;
+
+/**
+ * Writes runs' outcomes (done, scheduled for a retry, dead) in ONE fenced statement, however many: an
+ * {@code UPDATE … FROM unnest(…)} whose join applies the fence (id, worker, attempt, state running) row by
+ * row, so a stale token among them changes nothing and the others apply. This is the only SQL that
+ * records an outcome; {@link PostgresJobStore#complete} and {@link PostgresJobStore#fail} are batches of one.
+ *
+ * <p>A result that cannot be stored does not fail the run: over {@value
+ * io.jobq.application.port.JobStore#MAX_RESULT_BYTES} bytes, or with numbers no statement could print back,
+ * it is dropped before the statement, with a note in {@code last_error}. One the database refuses outright
+ * (a number beyond {@code numeric}'s range) fails the whole statement, which then changed nothing; the
+ * writes are made again one at a time, and the refused one without its result.
+ */
+final class OutcomeStatement {
+    private static final String UPDATE = """
+            UPDATE jobq.jobs j SET
+                state = o.state,
+                result = CASE WHEN o.state = 'done' THEN o.result::jsonb ELSE j.result END,
+                last_error = coalesce(o.last_error, j.last_error),
+                finished_at = CASE WHEN o.state = 'scheduled' THEN NULL ELSE now() END,
+                run_at = CASE WHEN o.state = 'scheduled' THEN now() + o.retry_ms * interval '1 millisecond' ELSE j.run_at END,
+                locked_by = NULL,
+                locked_until = NULL
+            FROM unnest({0}::bigint[], {1}::text[], {2}::int[], {3}::text[], {4}::text[], {5}::text[], {6}::float8[])
+                AS o(id, worker, attempt, state, result, last_error, retry_ms)
+            WHERE j.id = o.id AND j.locked_by = o.worker AND j.attempts = o.attempt AND j.state = 'running'
+            RETURNING j.*""";
+
+    private OutcomeStatement() {}
+
+    /** One outcome as the statement's columns. {@code lastError} null keeps the row's (a done run's default). */
+    private record Row(OutcomeWrite write, String state, String result, String lastError, Long retryMs) {}
+
+    /**
+     * @return one answer per write, in their order; a rejected write carries the row as it is now
+     * @throws DataAccessException for a failure of the database, not of a value (the caller's retry policy applies)
+     */
+    static List<FencedWrite> write(DSLContext dsl, List<OutcomeWrite> writes) {
+        OutcomeWrite.requireDistinctJobs(writes);
+        if (writes.isEmpty()) return List.of();
+        List<Row> rows = writes.stream().map(OutcomeStatement::row).toList();
+        Map<Long, Job> applied;
+        try {
+            applied = execute(dsl, rows);
+        } catch (DataAccessException e) {
+            if (!isRefusedValue(e)) throw e;
+            return rows.size() == 1 ? List.of(writeWithoutResult(dsl, rows.getFirst(), e)) : oneByOne(dsl, writes);
+        }
+        return answers(dsl, writes, applied);
+    }
+
+    private static List<FencedWrite> oneByOne(DSLContext dsl, List<OutcomeWrite> writes) {
+        List<FencedWrite> out = new ArrayList<>(writes.size());
+        for (OutcomeWrite w : writes) out.add(write(dsl, List.of(w)).getFirst());
+        return out;
+    }
+
+    /** The run succeeded all the same: done, the refused result dropped, and last_error saying why. */
+    private static FencedWrite writeWithoutResult(DSLContext dsl, Row refused, DataAccessException why) {
+        if (!refused.state().equals(JobState.DONE.dbName())) throw why; // only a result can be refused
+        Row row = new Row(refused.write(), refused.state(), null,
+                note("result not stored: the database refused it: " + StoreErrors.rootMessage(why)), null);
+        return answers(dsl, List.of(row.write()), execute(dsl, List.of(row))).getFirst();
+    }
+
+    private static Row row(OutcomeWrite write) {
+        return switch (write) {
+            case OutcomeWrite.Complete c -> completeRow(c);
+            case OutcomeWrite.Fail f -> {
+                String error = StoredText.sanitize(f.error(), MAX_ERROR_BYTES);
+                yield switch (f.decision()) {
+                    case RetryDecision.RetryAfter r -> new Row(f, JobState.SCHEDULED.dbName(), null, error, r.delay().toMillis());
+                    case RetryDecision.Dead d -> new Row(f, JobState.DEAD.dbName(), null, error, null);
+                };
+            }
+        };
+    }
+
+    private static Row completeRow(OutcomeWrite.Complete c) {
+        String done = JobState.DONE.dbName();
+        Optional<String> result = c.resultJson().map(JsonText::storable);
+        long bytes = result.map(StoredText::utf8Length).orElse(0L);
+        if (bytes > MAX_RESULT_BYTES) {
+            return new Row(c, done, null, note("result not stored: " + bytes + " bytes of JSON exceed the cap of "
+                    + MAX_RESULT_BYTES + " bytes"), null);
+        }
+        // Only scanned under the size cap. Storable, but no statement could return the row afterwards.
+        long growth = result.map(JsonNumbers::renderedGrowth).orElse(0L);
+        if (growth > JsonNumbers.MAX_RENDERED_GROWTH) {
+            return new Row(c, done, null, note("result not stored: " + JsonNumbers.tooLargeMessage("it", growth)), null);
+        }
+        return new Row(c, done, result.orElse(null), null, null);
+    }
+
+    private static String note(String text) {
+        return StoredText.sanitize(text, MAX_ERROR_BYTES);
+    }
+
+    /** @return the rows the statement changed, by job id */
+    private static Map<Long, Job> execute(DSLContext dsl, List<Row> rows) {
+        int n = rows.size();
+        Long[] ids = new Long[n];
+        String[] workers = new String[n];
+        Integer[] attempts = new Integer[n];
+        String[] states = new String[n];
+        String[] results = new String[n];
+        String[] errors = new String[n];
+        Double[] retryMs = new Double[n];
+        for (int i = 0; i < n; i++) {
+            Row r = rows.get(i);
+            ids[i] = r.write().token().job().value();
+            workers[i] = r.write().token().worker().value();
+            attempts[i] = r.write().token().attempt();
+            states[i] = r.state();
+            results[i] = r.result();
+            errors[i] = r.lastError();
+            retryMs[i] = r.retryMs() == null ? null : r.retryMs().doubleValue();
+        }
+        Map<Long, Job> applied = new HashMap<>();
+        for (Record r : dsl.resultQuery(JobqSchema.of(dsl).sql(UPDATE), ids, workers, attempts, states, results, errors, retryMs)) {
+            Job job = JobRows.toJobLenient(r);
+            applied.put(job.id().value(), job);
+        }
+        return applied;
+    }
+
+    private static List<FencedWrite> answers(DSLContext dsl, List<OutcomeWrite> writes, Map<Long, Job> applied) {
+        List<FencedWrite> out = new ArrayList<>(writes.size());
+        for (OutcomeWrite w : writes) {
+            Job job = applied.get(w.token().job().value());
+            out.add(job != null ? new FencedWrite.Applied(job)
+                    : new FencedWrite.Rejected(w.token(), UnreadableRows.readOne(dsl, w.token().job().value())));
+        }
+        return out;
+    }
+
+    /** SQLSTATE class 22 (data exception) or 54 (program limit exceeded): the value, not the database, is at fault. */
+    static boolean isRefusedValue(DataAccessException e) {
+        String state = StoreErrors.sqlState(e);
+        return state != null && (state.startsWith("22") || state.startsWith("54"));
+    }
+}
