@@ -2,6 +2,7 @@ package io.jobq.application.worker;
 
 import io.jobq.application.port.FencedWrite;
 import io.jobq.application.port.JobStore;
+import io.jobq.application.port.OutcomeWrite;
 import io.jobq.domain.job.Job;
 import io.jobq.domain.job.JobState;
 import io.jobq.domain.job.StoredText;
@@ -18,8 +19,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Records each run's outcome in the store, fenced by the run's token: {@link JobStore#complete} for a
- * success, {@link JobStore#fail} for a failure with the {@link RetryDecision} the worker's {@link RetryPolicy}
+ * Records each run's outcome in the store, fenced by the run's token, through the worker's
+ * {@link OutcomeBatcher} (a run's outcome commits with those of other runs ending about then):
+ * {@link OutcomeWrite.Complete} for a success, {@link OutcomeWrite.Fail} for a failure with the {@link RetryDecision} the worker's {@link RetryPolicy}
  * makes from the attempt, the job's max attempts and the {@link FailureKind}. A write that throws is tried {@value Worker#WRITE_ATTEMPTS}
  * times in all (pauses 200 ms, 400 ms) and then left to the lease: a job is never reported done unless the
  * store said so. A write the store rejects (the run was reaped or re-claimed meanwhile) changes nothing and
@@ -31,7 +33,7 @@ final class OutcomeRecorder {
     /** The pause before the second outcome write; it doubles before each further one. */
     static final Duration WRITE_RETRY_PAUSE = Duration.ofMillis(200);
 
-    private final JobStore store;
+    private final OutcomeBatcher outcomes;
     private final RetryPolicy retryPolicy;
     private final WorkerListener listener;
     private final ErrorReporter errors;
@@ -43,10 +45,10 @@ final class OutcomeRecorder {
      * @param abandoning true once shutdown has given up on runs in hand: a failing write is not retried then
      * @param runs told of every run let go without its outcome written, whose lease may still be this worker's
      */
-    OutcomeRecorder(JobStore store, RetryPolicy retryPolicy, WorkerListener listener, ErrorReporter errors,
+    OutcomeRecorder(OutcomeBatcher outcomes, RetryPolicy retryPolicy, WorkerListener listener, ErrorReporter errors,
             InstantSource clock, BooleanSupplier abandoning, RunsInHand runs) {
         this.runs = runs;
-        this.store = store;
+        this.outcomes = outcomes;
         this.retryPolicy = retryPolicy;
         this.listener = listener;
         this.errors = errors;
@@ -68,7 +70,7 @@ final class OutcomeRecorder {
 
     private void complete(Run run, Outcome.Succeeded s) {
         FencingToken token = run.token;
-        Optional<FencedWrite> write = writeWithRetries("complete", run, () -> store.complete(token, s.resultJson()));
+        Optional<FencedWrite> write = writeWithRetries("complete", run, () -> outcomes.write(new OutcomeWrite.Complete(token, s.resultJson())));
         if (write.isEmpty()) return;
         switch (write.get()) {
             case FencedWrite.Applied applied -> {
@@ -87,7 +89,7 @@ final class OutcomeRecorder {
         String error = StoredText.sanitize(f.error(), JobStore.MAX_ERROR_BYTES);
         // Decided once: a write tried again writes the same decision, not a fresh draw.
         RetryDecision decision = retryPolicy.decide(token.attempt(), run.job.maxAttempts(), f.kind());
-        Optional<FencedWrite> write = writeWithRetries("fail", run, () -> store.fail(token, error, decision));
+        Optional<FencedWrite> write = writeWithRetries("fail", run, () -> outcomes.write(new OutcomeWrite.Fail(token, error, decision)));
         if (write.isEmpty()) return;
         switch (write.get()) {
             case FencedWrite.Applied applied -> {

@@ -36,6 +36,8 @@ import org.slf4j.LoggerFactory;
  *       <td>runs the handler under its task's timeout</td></tr>
  *   <tr><td>{@link OutcomeRecorder}</td><td>the run's thread</td><td>writes done, or failed as the worker's
  *       {@link RetryPolicy} decides; fenced, with retries</td></tr>
+ *   <tr><td>{@link OutcomeBatcher}</td><td>one platform thread</td><td>commits the outcomes runs hand it in
+ *       one statement per flush (group commit); each run waits for its own</td></tr>
  *   <tr><td>{@link LeaseKeeper}</td><td>one platform thread, and the timer</td><td>heartbeats every lease in hand in
  *       one statement; flags leases in jeopardy</td></tr>
  *   <tr><td>{@link Maintainer}</td><td>one platform thread, if enabled</td><td>reaps expired leases, promotes due
@@ -98,6 +100,7 @@ public final class Worker implements AutoCloseable {
     private final ClaimLoop claimLoop;
     private final LeaseKeeper leaseKeeper;
     private final Maintainer maintainer;
+    private final OutcomeBatcher outcomes;
     private volatile Thread claimThread;
     private volatile Thread heartbeatThread;
     private volatile Thread maintenanceThread;
@@ -113,7 +116,9 @@ public final class Worker implements AutoCloseable {
         this.listener = b.listener;
         this.errors = new ErrorReporter(id, listener, b.fatalErrors);
         this.runs = new RunsInHand(settings.concurrency(), claimSignal);
-        OutcomeRecorder recorder = new OutcomeRecorder(store, b.retryPolicy, listener, errors, b.clock, () -> abandoning, runs);
+        this.outcomes = new OutcomeBatcher(store, settings.outcomeBatchSize(), settings.outcomeFlushWait(), runs::size,
+                errors, id.value());
+        OutcomeRecorder recorder = new OutcomeRecorder(outcomes, b.retryPolicy, listener, errors, b.clock, () -> abandoning, runs);
         this.runner = new JobRunner(id, handlers, settings, runs, recorder, b.mapper, b.clock, listener, errors,
                 () -> abandoning);
         this.claimLoop = new ClaimLoop(store, id, settings, runs, runner, claimSignal, listener, errors, claimingStopped);
@@ -272,6 +277,7 @@ public final class Worker implements AutoCloseable {
             maintenanceThread = Thread.ofPlatform().daemon(true).name("jobq-maintenance-" + id).start(() -> errors.keepRunning(
                     "maintenance loop", maintainer::loop, backgroundStopped, OutageBackoff.of(settings)));
         }
+        outcomes.start();
         claimThread = Thread.ofPlatform().daemon(true).name("jobq-claim-" + id).start(claimLoop::loop);
         log.atInfo().addKeyValue("worker", id).addKeyValue("queues", settings.queues())
                 .addKeyValue("concurrency", settings.concurrency())
@@ -344,6 +350,7 @@ public final class Worker implements AutoCloseable {
             leaseKeeper.beatSoon(); // wakes the heartbeat thread, so it sees the stop now
             joinQuietly(heartbeatThread, STOP_MARGIN);
             joinQuietly(maintenanceThread, STOP_MARGIN);
+            closeOutcomes();
             timer.shutdownNow();
             lifecycle.set(Lifecycle.CLOSED);
             try {
@@ -355,6 +362,17 @@ public final class Worker implements AutoCloseable {
             terminated.countDown();
         }
         if (interrupted) Thread.currentThread().interrupt();
+    }
+
+    /** Outcomes already handed over are written before the worker reports itself stopped. */
+    private void closeOutcomes() {
+        try {
+            outcomes.close(STOP_MARGIN);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Throwable e) {
+            errors.unexpected("closing the outcome flusher", e);
+        }
     }
 
     private void abandonInHand() {

@@ -50,6 +50,11 @@ import java.util.Optional;
  *     generated per worker instance.
  * @param outageBackoffCap the longest pause between attempts while the store is unavailable; pauses
  *     start at 100 ms and double up to this; at least 100 ms. Default: 5 s.
+ * @param outcomeBatchSize most run outcomes written in one statement (one commit); 1 writes each
+ *     outcome on its run's own thread, as soon as it is known; 1..1,000. Default: 100.
+ * @param outcomeFlushWait how long a write of outcomes waits for more while other runs are still going,
+ *     so a busy worker commits many at once; it never waits when every run in hand has reported, so a
+ *     lone run is written at once; 0..1 s. Default: 2 ms.
  */
 public record WorkerSettings(
         List<QueueName> queues,
@@ -66,7 +71,9 @@ public record WorkerSettings(
         Map<TaskName, Duration> taskTimeouts,
         Optional<Duration> defaultTaskTimeout,
         Optional<WorkerId> workerId,
-        Duration outageBackoffCap) {
+        Duration outageBackoffCap,
+        int outcomeBatchSize,
+        Duration outcomeFlushWait) {
 
     /** Most slots, claim batch: 1,000 (the store's largest claim). */
     public static final int MAX_CONCURRENCY = 1000;
@@ -74,6 +81,8 @@ public record WorkerSettings(
     public static final Duration MIN_LEASE = Duration.ofMillis(100);
     /** Largest maintenance batch: 100,000. */
     public static final int MAX_MAINTENANCE_BATCH = 100_000;
+    /** Longest {@link #outcomeFlushWait}: 1 s. */
+    public static final Duration MAX_OUTCOME_FLUSH_WAIT = Duration.ofSeconds(1);
     /** First pause after a store failure: 100 ms, doubling up to {@link #outageBackoffCap}. */
     public static final Duration MIN_OUTAGE_BACKOFF = Duration.ofMillis(100);
 
@@ -121,6 +130,13 @@ public record WorkerSettings(
         }
         if (claimBatchSize < 1 || claimBatchSize > MAX_CONCURRENCY) {
             problems.add("claimBatchSize must be 1-" + MAX_CONCURRENCY + ", was " + claimBatchSize);
+        }
+        if (outcomeBatchSize < 1 || outcomeBatchSize > MAX_CONCURRENCY) {
+            problems.add("outcomeBatchSize must be 1-" + MAX_CONCURRENCY + ", was " + outcomeBatchSize);
+        }
+        Objects.requireNonNull(outcomeFlushWait, "outcomeFlushWait");
+        if (outcomeFlushWait.isNegative() || outcomeFlushWait.compareTo(MAX_OUTCOME_FLUSH_WAIT) > 0) {
+            problems.add("outcomeFlushWait must be 0-" + MAX_OUTCOME_FLUSH_WAIT + ", was " + outcomeFlushWait);
         }
         if (lease.compareTo(MIN_LEASE) < 0) problems.add("lease must be >= " + MIN_LEASE + ", was " + lease);
         heartbeatInterval.ifPresent(h -> {
@@ -184,6 +200,8 @@ public record WorkerSettings(
         private Optional<Duration> defaultTaskTimeout = Optional.of(DEFAULT_TASK_TIMEOUT);
         private Optional<WorkerId> workerId = Optional.empty();
         private Duration outageBackoffCap = Duration.ofSeconds(5);
+        private int outcomeBatchSize = 100;
+        private Duration outcomeFlushWait = Duration.ofMillis(2);
 
         private Builder() {}
 
@@ -198,6 +216,8 @@ public record WorkerSettings(
             maintenanceEnabled = from.maintenanceEnabled;
             maintenanceInterval = from.maintenanceInterval;
             maintenanceBatchLimit = from.maintenanceBatchLimit;
+            outcomeBatchSize = from.outcomeBatchSize;
+            outcomeFlushWait = from.outcomeFlushWait;
             gracePeriod = from.gracePeriod;
             taskTimeouts = new LinkedHashMap<>(from.taskTimeouts);
             defaultTaskTimeout = from.defaultTaskTimeout;
@@ -317,11 +337,23 @@ public record WorkerSettings(
             return this;
         }
 
+        /** Most run outcomes written in one statement; 1 writes each on its run's thread. */
+        public Builder outcomeBatchSize(int value) {
+            outcomeBatchSize = value;
+            return this;
+        }
+
+        /** How long a write of outcomes waits for more while other runs are still going (0 to never wait). */
+        public Builder outcomeFlushWait(Duration value) {
+            outcomeFlushWait = value;
+            return this;
+        }
+
         /** @throws IllegalArgumentException listing every invalid field, with its limit and value */
         public WorkerSettings build() {
             return new WorkerSettings(queues, concurrency, claimBatchSize, lease, heartbeatInterval, pollInterval, listen,
                     maintenanceEnabled, maintenanceInterval, maintenanceBatchLimit, gracePeriod, taskTimeouts,
-                    defaultTaskTimeout, workerId, outageBackoffCap);
+                    defaultTaskTimeout, workerId, outageBackoffCap, outcomeBatchSize, outcomeFlushWait);
         }
     }
 }

@@ -17,6 +17,7 @@ import io.jobq.application.port.JobQuery;
 import io.jobq.application.port.JobStore;
 import io.jobq.application.port.NewJob;
 import io.jobq.application.port.NewJobBatch;
+import io.jobq.application.port.OutcomeWrite;
 import io.jobq.application.port.RetryResult;
 import io.jobq.application.port.StoreUnavailableException;
 import io.jobq.application.port.TenantSettings;
@@ -274,6 +275,15 @@ public final class InMemoryJobStore implements JobStore {
             write(r, error, decision);
             return new FencedWrite.Applied(r.toJob());
         });
+    }
+
+    /**
+     * Counted as "recordOutcomes" and subject to its hooks; each write inside is then the matching
+     * {@link #complete} or {@link #fail} (their hooks apply too), all under one lock hold.
+     */
+    @Override
+    public List<FencedWrite> recordOutcomes(List<OutcomeWrite> writes) {
+        return tx("recordOutcomes", () -> JobStore.super.recordOutcomes(writes));
     }
 
     @Override

@@ -117,7 +117,7 @@ class WorkerSettingsTest {
         WorkerSettings s = WorkerSettings.builder().concurrency(16).build();
         assertThat(s).isEqualTo(new WorkerSettings(s.queues(), 16, 10, Duration.ofSeconds(30), Optional.empty(),
                 Duration.ofSeconds(1), true, true, Duration.ofSeconds(1), 1000, Duration.ofSeconds(30), Map.of(),
-                Optional.of(Duration.ofMinutes(15)), Optional.empty(), Duration.ofSeconds(5)));
+                Optional.of(Duration.ofMinutes(15)), Optional.empty(), Duration.ofSeconds(5), 100, Duration.ofMillis(2)));
         assertThat(WorkerSettings.builder().listen(false).build().listen()).isFalse();
         assertThat(WorkerSettings.builder().maintenanceEnabled(false).build().maintenanceEnabled()).isFalse();
         assertThat(WorkerSettings.builder().claimBatchSize(1).build().claimBatchSize()).isEqualTo(1);

@@ -1,0 +1,175 @@
+package io.jobq.application.worker;
+
+import io.jobq.application.port.FencedWrite;
+import io.jobq.application.port.JobStore;
+import io.jobq.application.port.OutcomeWrite;
+import io.jobq.domain.job.JobId;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.IntSupplier;
+
+/**
+ * Group commit of run outcomes: each run's thread hands its {@link OutcomeWrite} over and waits; one
+ * flusher thread writes whatever has gathered in ONE {@link JobStore#recordOutcomes} call (one statement,
+ * one commit) and hands each run its own answer. A run is therefore reported done only after the commit
+ * that made it so, and a busy worker pays about one commit per batch instead of one per job.
+ *
+ * <p>A flush takes every outcome waiting, up to {@code maxBatch}; while other runs in hand are still going
+ * it waits up to {@code flushWait} for theirs, and never when every run in hand has reported (a lone run is
+ * written at once). Two outcomes of one job (two attempts of it in this worker) go in different flushes.
+ * A flush that throws fails every write in it, each of which its run's {@link OutcomeRecorder} may try
+ * again; nothing is lost meanwhile, since the runs' leases stand until they lapse. With
+ * {@code maxBatch == 1} there is no flusher: each run writes on its own thread.
+ */
+final class OutcomeBatcher implements AutoCloseable {
+    /** One outcome waiting for its flush. */
+    private record Pending(OutcomeWrite write, CompletableFuture<FencedWrite> answer) {}
+
+    private final JobStore store;
+    private final int maxBatch;
+    private final Duration flushWait;
+    private final IntSupplier runsInHand;
+    private final ErrorReporter errors;
+    private final LinkedBlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
+    /** Outcomes of a job already in the flush being gathered: they wait for the next one. */
+    private final Deque<Pending> deferred = new ConcurrentLinkedDeque<>();
+    private final Thread flusher;
+    private volatile boolean closed;
+
+    /**
+     * @param runsInHand how many runs are in hand, those waiting here included: a flush waits for more only
+     *     while this exceeds what it holds
+     */
+    OutcomeBatcher(JobStore store, int maxBatch, Duration flushWait, IntSupplier runsInHand, ErrorReporter errors,
+            String workerName) {
+        this.store = store;
+        this.maxBatch = maxBatch;
+        this.flushWait = flushWait;
+        this.runsInHand = runsInHand;
+        this.errors = errors;
+        this.flusher = maxBatch == 1 ? null
+                : Thread.ofPlatform().daemon().name("jobq-outcomes-" + workerName).unstarted(this::flushUntilClosed);
+    }
+
+    void start() {
+        if (flusher != null) flusher.start();
+    }
+
+    /**
+     * Writes {@code write} with the next flush and returns the store's answer for it. Waits for that
+     * answer even when interrupted (a flush takes milliseconds, and a run must not report as lost an
+     * outcome that then commits); the interrupt is kept for the caller.
+     *
+     * @throws RuntimeException or Error: what the flush's store call threw (the write may be tried again)
+     */
+    FencedWrite write(OutcomeWrite write) {
+        if (flusher == null || closed || !flusher.isAlive()) return direct(write);
+        Pending p = new Pending(write, new CompletableFuture<>());
+        queue.add(p);
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return p.answer().get(100, TimeUnit.MILLISECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (TimeoutException e) {
+                    // the flusher ended (closed, or killed by a fatal error) after this was queued
+                    if (!flusher.isAlive() && (queue.remove(p) || deferred.remove(p))) return direct(write);
+                } catch (ExecutionException e) {
+                    Throwable cause = e.getCause();
+                    if (cause instanceof RuntimeException r) throw r;
+                    if (cause instanceof Error err) throw err;
+                    throw new IllegalStateException(cause);
+                }
+            }
+        } finally {
+            if (interrupted) Thread.currentThread().interrupt();
+        }
+    }
+
+    private FencedWrite direct(OutcomeWrite write) {
+        return store.recordOutcomes(List.of(write)).getFirst();
+    }
+
+    /**
+     * Stops the flusher once everything handed over is written, waiting for that at most {@code timeout};
+     * later writes go straight to the store.
+     */
+    void close(Duration timeout) throws InterruptedException {
+        closed = true;
+        if (flusher != null && flusher.isAlive()) flusher.join(timeout);
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        close(Duration.ofSeconds(5));
+    }
+
+    private void flushUntilClosed() {
+        while (true) {
+            try {
+                List<Pending> batch = gather();
+                if (batch.isEmpty()) {
+                    if (closed && queue.isEmpty() && deferred.isEmpty()) return;
+                    continue;
+                }
+                flush(batch);
+            } catch (InterruptedException e) {
+                if (closed) return;
+            } catch (Throwable e) {
+                errors.fatalIfSo("outcome flusher", e); // a fatal error ends the process; anything else: go on
+            }
+        }
+    }
+
+    private List<Pending> gather() throws InterruptedException {
+        List<Pending> batch = new ArrayList<>();
+        Set<JobId> jobs = new HashSet<>();
+        while (!deferred.isEmpty() && batch.size() < maxBatch) add(deferred.poll(), batch, jobs);
+        if (batch.isEmpty()) {
+            Pending first = queue.poll(50, TimeUnit.MILLISECONDS);
+            if (first == null) return batch;
+            add(first, batch, jobs);
+        }
+        long deadline = System.nanoTime() + flushWait.toNanos();
+        while (batch.size() < maxBatch) {
+            Pending next = queue.poll();
+            if (next == null) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0 || runsInHand.getAsInt() <= batch.size() + deferred.size()) break;
+                next = queue.poll(left, TimeUnit.NANOSECONDS);
+                if (next == null) break;
+            }
+            add(next, batch, jobs);
+        }
+        return batch;
+    }
+
+    private void add(Pending p, List<Pending> batch, Set<JobId> jobs) {
+        if (jobs.add(p.write().token().job())) batch.add(p);
+        else deferred.add(p);
+    }
+
+    private void flush(List<Pending> batch) {
+        List<FencedWrite> answers;
+        try {
+            answers = store.recordOutcomes(batch.stream().map(Pending::write).toList());
+        } catch (Throwable e) {
+            for (Pending p : batch) p.answer().completeExceptionally(e);
+            if (e instanceof Error err) throw err;
+            return;
+        }
+        for (int i = 0; i < batch.size(); i++) batch.get(i).answer().complete(answers.get(i));
+    }
+}
