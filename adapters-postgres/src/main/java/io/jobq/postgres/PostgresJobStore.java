@@ -17,6 +17,7 @@ import io.jobq.application.port.RetryResult;
 import io.jobq.application.port.StoreConflictException;
 import io.jobq.application.port.StoreUnavailableException;
 import io.jobq.application.port.TenantSettings;
+import io.jobq.application.port.Throwables;
 import io.jobq.application.port.VacuumHealth;
 import io.jobq.domain.fairness.TenantWeight;
 import io.jobq.domain.job.Job;
@@ -339,7 +340,7 @@ public final class PostgresJobStore implements JobStore {
                     // succeeded, so the run is done all the same, not left running until its lease lapses
                     // and then run again; the result is dropped and last_error says why.
                     done = markDone(token, Optional.empty(),
-                            Optional.of("result not stored: the database refused it: " + StoreErrors.rootMessage(e)));
+                            Optional.of("result not stored: the database refused it: " + Throwables.rootMessage(e)));
                 }
             }
             return done.<FencedWrite>map(FencedWrite.Applied::new)
