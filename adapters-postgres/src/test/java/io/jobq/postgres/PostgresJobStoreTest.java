@@ -8,6 +8,7 @@ import static io.jobq.postgres.StoreFixtures.job;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.jobq.application.fake.Await;
 import io.jobq.application.port.ExpiredLeaseDecider;
 import io.jobq.application.port.NewJobBatch;
 import io.jobq.application.port.StoreUnavailableException;
@@ -53,15 +54,13 @@ class PostgresJobStoreTest {
     @Nested
     class Reap {
         @Test
-        void aShortLeaseRealyLapsesByTheDatabaseClock() throws InterruptedException {
+        void aShortLeaseRealyLapsesByTheDatabaseClock() {
             store.enqueue(job("t"));
             assertThat(store.claim(claim(W1, 1, Duration.ofMillis(200)))).hasSize(1);
-            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-            int reaped = 0;
-            while (reaped == 0 && System.nanoTime() < deadline) {
-                Thread.sleep(50);
-                reaped = store.reapExpiredLeases(10, ExpiredLeaseDecider.by(RetryPolicy.defaults()));
-            }
+            int reaped = Await.value(Duration.ofSeconds(10), "the 200 ms lease is reaped", () -> {
+                int n = store.reapExpiredLeases(10, ExpiredLeaseDecider.by(RetryPolicy.defaults()));
+                return n == 0 ? null : n;
+            });
             assertThat(reaped).isEqualTo(1);
         }
     }

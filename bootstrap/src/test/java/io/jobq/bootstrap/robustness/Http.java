@@ -2,6 +2,7 @@ package io.jobq.bootstrap.robustness;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.jobq.application.fake.Await;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -2,6 +2,7 @@ package io.jobq.bootstrap.robustness;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.jobq.application.fake.Await;
 import io.jobq.bootstrap.robustness.Jobs.Row;
 import io.jobq.postgres.testing.TestDatabase;
 import java.nio.file.Path;
@@ -66,7 +67,7 @@ class R10PostgresRestartsMidRecoveryIT {
 
                 // Within 3 maintenance periods after the restart no row is running with an expired lease.
                 Row[] offender = new Row[1];
-                Instant clean = Await.until(Duration.ofSeconds(30), "no running row with an expired lease", () -> {
+                Instant clean = Await.value(Duration.ofSeconds(30), "no running row with an expired lease", () -> {
                     List<Row> rows = jobs.all();
                     Row expired = rows.stream().filter(Row::runningWithExpiredLease).findFirst().orElse(null);
                     if (expired != null) offender[0] = expired;

@@ -2,6 +2,7 @@ package io.jobq.bootstrap.robustness;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.jobq.application.fake.Await;
 import io.jobq.application.port.NewJob;
 import io.jobq.application.worker.FatalErrorPolicy;
 import io.jobq.bootstrap.robustness.Jobs.Row;
@@ -90,7 +91,7 @@ class R14OutOfMemoryRestartsTheWorkerIT {
             try (JobqProcess worker = options.apply(ShortSettings.workerBuilder(getClass(), db, id, id, "10s")
                     .jvmOptions("-Xmx96m")).start()) {
                 Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-                Await.until(left, id + " exits, or every job settles (log " + worker.logFile() + ")",
+                Await.value(left, id + " exits, or every job settles (log " + worker.logFile() + ")",
                         () -> !worker.isAlive() || settled(jobs, poison, others) ? Boolean.TRUE : null);
                 Row after = jobs.row(poison);
                 if (after.attempts() == attemptsBefore) {
