@@ -3,7 +3,7 @@ package io.jobq.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.jobq.application.fake.Json;
 import io.jobq.application.port.ClaimRequest;
 import io.jobq.application.port.NewJob;
 import io.jobq.domain.job.Job;
@@ -42,7 +42,6 @@ import org.postgresql.PGNotification;
 @ExtendWith(PostgresDatabaseExtension.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class JobRoutesTest {
-    static final ObjectMapper JSON = new ObjectMapper();
 
     ApiFixture f;
     ApiClient client;
@@ -94,7 +93,7 @@ class JobRoutesTest {
             assertThat(job.get("attempts").asInt()).isZero();
             assertThat(job.get("max_attempts").asInt()).isEqualTo(3);
             assertThat(job.get("payload").isObject()).isTrue();
-            assertThat(job.get("payload")).isEqualTo(JSON.createObjectNode().put("text", "hi").set("n", JSON.createArrayNode().add(1).add(2.5)));
+            assertThat(job.get("payload")).isEqualTo(Json.object().put("text", "hi").set("n", Json.MAPPER.createArrayNode().add(1).add(2.5)));
             assertThat(job.get("result").isNull()).isTrue();
             assertThat(job.get("last_error").isNull()).isTrue();
             assertThat(job.get("idempotency_key").asText()).isEqualTo("order-17");
@@ -110,7 +109,7 @@ class JobRoutesTest {
             assertThat(job.get("tenant").asText()).isEqualTo("default");
             assertThat(job.get("queue").asText()).isEqualTo("default");
             assertThat(job.get("max_attempts").asInt()).isEqualTo(5);
-            assertThat(job.get("payload")).isEqualTo(JSON.createObjectNode());
+            assertThat(job.get("payload")).isEqualTo(Json.object());
             assertThat(job.get("idempotency_key").isNull()).isTrue();
         }
 

@@ -1,9 +1,9 @@
 package io.jobq.http;
 
+import static io.jobq.application.fake.Json.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.jobq.application.fake.Await;
 import io.jobq.application.worker.HandlerRegistry;
 import io.jobq.application.worker.Worker;
@@ -36,7 +36,6 @@ import org.postgresql.PGNotification;
  */
 @ExtendWith(PostgresDatabaseExtension.class)
 class R04WakeupCarriesNoPayloadTest {
-    static final ObjectMapper JSON = new ObjectMapper();
     static final int[] SIZES = {7_900, 8_001, 100_000, 1_000_000};
 
     /** A payload of exactly {@code bytes} UTF-8 bytes: {@code {"blob": "…"}} with 1- to 4-byte characters. */
@@ -93,7 +92,7 @@ class R04WakeupCarriesNoPayloadTest {
                 String stored = db.dsl().resultQuery("SELECT payload::text FROM jobs WHERE id = {0}", id).fetchSingle(0, String.class);
                 assertThat(stored.getBytes(StandardCharsets.UTF_8)).as("%d-byte payload as stored", size)
                         .isEqualTo(payload.getBytes(StandardCharsets.UTF_8));
-                JsonNode sent = JSON.readTree(payload);
+                JsonNode sent = json(payload);
                 assertThat(api.client().get("/jobs/" + id).json().get("payload")).as("payload read back").isEqualTo(sent);
                 assertThat(seenByHandler.get(id)).as("%d-byte payload seen by the handler", size)
                         .isEqualTo(sent.get("blob").textValue());
