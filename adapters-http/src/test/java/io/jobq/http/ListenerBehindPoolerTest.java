@@ -1,9 +1,9 @@
 package io.jobq.http;
 
-import static io.jobq.http.R03ListenerReconnectTest.NOOP;
-import static io.jobq.http.R03ListenerReconnectTest.SHORT;
-import static io.jobq.http.R03ListenerReconnectTest.enqueueToDoneMillis;
-import static io.jobq.http.R03ListenerReconnectTest.metric;
+import static io.jobq.http.ListenerDeathsLoseNoWakeupTest.NOOP;
+import static io.jobq.http.ListenerDeathsLoseNoWakeupTest.SHORT;
+import static io.jobq.http.ListenerDeathsLoseNoWakeupTest.enqueueToDoneMillis;
+import static io.jobq.http.ListenerDeathsLoseNoWakeupTest.metric;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;

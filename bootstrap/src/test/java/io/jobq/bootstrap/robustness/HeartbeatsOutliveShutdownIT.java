@@ -13,11 +13,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * R01 — heartbeats must outlive graceful shutdown. Workers A and B (real processes, short settings);
+ * Robustness case R01: heartbeats must outlive graceful shutdown. Workers A and B (real processes, short settings);
  * J = sleep 6 s claimed by A; SIGTERM A at t = 1 s.
  */
 @ExtendWith(PostgresDatabaseExtension.class)
-class R01HeartbeatsOutliveShutdownIT {
+class HeartbeatsOutliveShutdownIT {
     private static TestDatabase db;
     private static Jobs jobs;
 

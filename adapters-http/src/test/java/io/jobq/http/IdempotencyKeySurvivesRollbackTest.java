@@ -34,7 +34,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * R13 — idempotency when the first inserter rolls back. Transaction A (the transactional Java client)
+ * Robustness case R13: idempotency when the first inserter rolls back. Transaction A (the transactional Java client)
  * enqueues (t1, k2) and rolls back after 500 ms; 100 ms after A's insert, request B (HTTP) enqueues the
  * same key: B waits for A's outcome, then gets 201 with a committed job that exists and runs once. At
  * REPEATABLE READ a caller that cannot see a competitor's committed row gets the existing job or
@@ -42,7 +42,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(PostgresDatabaseExtension.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class R13IdempotencyRollbackTest {
+class IdempotencyKeySurvivesRollbackTest {
     static final TenantId T1 = TenantId.of("t1");
     static final TaskName COUNT = TaskName.of("count");
 

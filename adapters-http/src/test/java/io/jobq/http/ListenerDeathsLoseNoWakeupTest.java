@@ -32,12 +32,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.slf4j.LoggerFactory;
 
 /**
- * R03 — the listener dies and comes back. Short settings (lease 2 s, heartbeat lease/3, maintenance
+ * Robustness case R03: the listener dies and comes back. Short settings (lease 2 s, heartbeat lease/3, maintenance
  * 0.5 s, fallback poll 30 s, so only the wake-up path can start a job within 2 s), one idle worker,
  * its listener state in {@code /metrics} through {@link WorkerMetrics}.
  */
 @ExtendWith(PostgresDatabaseExtension.class)
-class R03ListenerReconnectTest {
+class ListenerDeathsLoseNoWakeupTest {
     static final WorkerSettings SHORT = WorkerSettings.builder()
             .lease(Duration.ofSeconds(2))
             .maintenanceInterval(Duration.ofMillis(500))

@@ -27,7 +27,7 @@ import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 
 /**
- * R04 — wake-up messages never carry the payload. NOTIFY's payload is capped near 8,000 bytes; jobs with
+ * Robustness case R04: wake-up messages never carry the payload. NOTIFY's payload is capped near 8,000 bytes; jobs with
  * payloads of 7,900 / 8,001 / 100,000 / 1,000,000 bytes go through HTTP and a worker that listens.
  *
  * <p>"Byte-identical": jsonb keeps values exactly but re-prints whitespace, so the payloads here are sent
@@ -35,7 +35,7 @@ import org.postgresql.PGNotification;
  * the handler must see the same string, multi-byte characters included.
  */
 @ExtendWith(PostgresDatabaseExtension.class)
-class R04WakeupCarriesNoPayloadTest {
+class WakeupCarriesNoPayloadTest {
     static final int[] SIZES = {7_900, 8_001, 100_000, 1_000_000};
 
     /** A payload of exactly {@code bytes} UTF-8 bytes: {@code {"blob": "…"}} with 1- to 4-byte characters. */

@@ -38,12 +38,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * R07 — backoff that really backs off: counted from the failure by the database clock, bounded for any
+ * Robustness case R07: backoff that really backs off: counted from the failure by the database clock, bounded for any
  * attempt count, and jittered so jobs failing together do not retry together. The delays are the
  * worker's {@link RetryPolicy}'s (defaults: base 1 s, cap 10 min); the store writes them from its now().
  */
 @ExtendWith(PostgresDatabaseExtension.class)
-class R07BackoffTest {
+class BackoffReallyBacksOffTest {
     static final TenantId T = TenantId.of("t1");
     static final WorkerId W = WorkerId.of("w1");
     static final Duration CAP = BackoffPolicy.DEFAULT_CAP; // 10 min
