@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.jobq.application.fake.Await;
 import io.jobq.application.worker.HandlerRegistry;
 import io.jobq.application.worker.Worker;
-import io.jobq.application.worker.WorkerSettings;
 import io.jobq.postgres.PostgresJobStore;
 import io.jobq.postgres.PostgresWakeupChannel;
 import io.jobq.postgres.testing.PostgresDatabaseExtension;
@@ -68,11 +67,9 @@ class WakeupCarriesNoPayloadTest {
             return Optional.empty();
         });
         PostgresWakeupChannel channel = new PostgresWakeupChannel(db.jdbcUrl(), db.dataSource());
-        WorkerSettings settings = WorkerSettings.builder().lease(Duration.ofSeconds(2))
-                .maintenanceInterval(Duration.ofMillis(500)).pollInterval(Duration.ofSeconds(30)).build();
         try (ApiFixture api = ApiFixture.start(db);
              Connection listener = db.newConnection();
-             Worker worker = Worker.builder(store, handlers).wakeups(channel).settings(settings).build()) {
+             Worker worker = Worker.builder(store, handlers).wakeups(channel).settings(ListeningWorker.SHORT).build()) {
             try (Statement st = listener.createStatement()) {
                 st.execute("LISTEN jobq_wakeup");
             }
