@@ -14,32 +14,17 @@ import io.jobq.application.port.NewJobBatch;
 import io.jobq.application.port.StoreUnavailableException;
 import io.jobq.domain.retry.RetryPolicy;
 import io.jobq.domain.tenant.TenantId;
-import io.jobq.postgres.testing.PostgresDatabaseExtension;
-import io.jobq.postgres.testing.TestDatabase;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * What only the PostgreSQL store shows: the database's own clock and an unreachable server. The port's
  * semantics, shared with the in-memory fake, are {@link PostgresJobStoreContractTest}'s.
  */
-@ExtendWith(PostgresDatabaseExtension.class)
-class PostgresJobStoreTest {
-
-    TestDatabase db;
-    PostgresJobStore store;
-
-    @BeforeEach
-    void setUp(TestDatabase db) {
-        this.db = db;
-        db.emptyTables();
-        store = new PostgresJobStore(db.dataSource());
-    }
+class PostgresJobStoreTest extends PostgresStoreTestCase {
 
     @Nested
     class Enqueue {
