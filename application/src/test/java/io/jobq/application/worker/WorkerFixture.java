@@ -88,8 +88,12 @@ abstract class WorkerFixture {
     }
 
     Worker start(WorkerSettings settings) {
-        Worker worker = Worker.builder(store, handlers).wakeups(wakeups).settings(settings).clock(clock)
-                .listener(events).retryPolicy(QUICK_RETRIES).build();
+        return start(Worker.builder(store, handlers).settings(settings).listener(events));
+    }
+
+    /** Starts what {@code builder} was given on the fixture's wake-ups, clock and quick retries; closed after the test. */
+    Worker start(Worker.Builder builder) {
+        Worker worker = builder.wakeups(wakeups).clock(clock).retryPolicy(QUICK_RETRIES).build();
         workers.add(worker);
         worker.start();
         return worker;
