@@ -1,10 +1,7 @@
 package io.jobq.http;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.json.JsonMapper;
+import io.jobq.application.fake.Json;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.Socket;
@@ -23,8 +20,6 @@ import java.time.Duration;
 /** A real HTTP client against a running {@link HttpApi}; bodies are sent as given, byte for byte. */
 final class ApiClient {
     /** Reads answers as deep as the API accepts payloads (Jackson's default stops at 1,000 levels). */
-    private static final ObjectMapper JSON = JsonMapper.builder(JsonFactory.builder()
-            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(2_000).build()).build()).build();
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final int port;
@@ -125,7 +120,7 @@ final class ApiClient {
         JsonNode json = null;
         if (headers.getOrDefault("Content-Type", List.of("")).getFirst().startsWith("application/json")) {
             try {
-                json = JSON.readTree(body);
+                json = Json.MAPPER.readTree(body);
             } catch (IOException notJson) {
                 json = null; // the caller sees a JSON content type with a null json
             }
@@ -159,7 +154,7 @@ final class ApiClient {
         try {
             HttpResponse<String> r = http.send(b.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
             JsonNode json = null;
-            if (r.headers().firstValue("Content-Type").orElse("").startsWith("application/json")) json = JSON.readTree(r.body());
+            if (r.headers().firstValue("Content-Type").orElse("").startsWith("application/json")) json = Json.MAPPER.readTree(r.body());
             return new Reply(r.statusCode(), r.headers(), r.body(), json);
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -1,15 +1,21 @@
 package io.jobq.http;
 
+import io.jobq.application.port.JobStore;
 import io.jobq.postgres.PostgresJobStore;
 import io.jobq.postgres.testing.TestDatabase;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 
 /**
- * A running API on a random port over a real {@link PostgresJobStore} on the test class's database.
- * Close it in {@code @AfterAll}.
+ * A running API on a random port with its own Prometheus registry and a real {@link ApiClient}: the
+ * one way every HTTP test starts a server. Usually over a real {@link PostgresJobStore} on the test
+ * class's database; {@link #start(TestDatabase, JobStore, HttpSettings)} takes any store (a fake that
+ * throws, a store behind a serializable pool or an unreachable one). Close it when done.
+ *
+ * @param db the test database, or null when the store has none of its own ({@link #reset} and
+ *     {@link #count} then do not apply)
  */
-record ApiFixture(TestDatabase db, PostgresJobStore store, PrometheusMeterRegistry registry, HttpApi api, ApiClient client)
+record ApiFixture(TestDatabase db, JobStore store, PrometheusMeterRegistry registry, HttpApi api, ApiClient client)
         implements AutoCloseable {
 
     static ApiFixture start(TestDatabase db) {
@@ -17,7 +23,10 @@ record ApiFixture(TestDatabase db, PostgresJobStore store, PrometheusMeterRegist
     }
 
     static ApiFixture start(TestDatabase db, HttpSettings settings) {
-        PostgresJobStore store = new PostgresJobStore(db.dataSource());
+        return start(db, new PostgresJobStore(db.dataSource()), settings);
+    }
+
+    static ApiFixture start(TestDatabase db, JobStore store, HttpSettings settings) {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         HttpApi api = HttpApi.create(store, registry, settings).start(0);
         return new ApiFixture(db, store, registry, api, new ApiClient(api.port()));

@@ -9,27 +9,33 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Base of the API tests that need nothing but the server: one {@link ApiFixture} (real server on a
- * random port, real PostgreSQL, a fresh database per class) started once per class and emptied
- * before each test.
+ * Base of the API tests over the real store: one {@link ApiFixture} (real server on a random port,
+ * real PostgreSQL, a fresh database per class) started once per class and emptied before each test.
+ * A subclass's own {@code @BeforeAll}/{@code @BeforeEach} run after these (give them other names:
+ * a method of the same name would replace the base's).
  */
 @ExtendWith(PostgresDatabaseExtension.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class ApiTestCase {
     ApiFixture f;
 
+    /** The server's settings; override for e.g. gauges refreshed on every scrape. */
+    HttpSettings settings() {
+        return HttpSettings.DEFAULTS;
+    }
+
     @BeforeAll
-    void start(TestDatabase db) {
-        f = ApiFixture.start(db);
+    void startApi(TestDatabase db) {
+        f = ApiFixture.start(db, settings());
     }
 
     @AfterAll
-    void stop() {
+    void stopApi() {
         f.close();
     }
 
     @BeforeEach
-    void reset() {
+    void emptyTables() {
         f.reset();
     }
 

@@ -3,41 +3,40 @@ package io.jobq.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jobq.application.fake.Await;
-import io.jobq.postgres.testing.PostgresDatabaseExtension;
 import io.jobq.postgres.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Issue 11, item 5: operators see bloat coming. A snapshot held in another session shows in /metrics as a
  * session horizon whose age rises while it is held and falls back once it ends; churn shows as dead row
  * versions of jobs.
  */
-@ExtendWith(PostgresDatabaseExtension.class)
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class BloatMetricsTest {
+class BloatMetricsTest extends ApiTestCase {
     static final String SESSION_AGE = "jobq_xmin_horizon_age_seconds{source=\"session\"}";
 
-    ApiFixture f;
-
-    @BeforeAll
-    void start(TestDatabase db) {
-        f = ApiFixture.start(db, HttpSettings.builder().metricsMaxAge(Duration.ZERO).build());
-        // nothing cleans jobs behind the test's back, whether the server's autovacuum is on or off
-        db.execute("ALTER TABLE jobs SET (autovacuum_enabled = false)");
+    /** Gauges refreshed on every scrape, so a test sees its own writes. */
+    @Override
+    HttpSettings settings() {
+        return HttpSettings.builder().metricsMaxAge(Duration.ZERO).build();
     }
 
-    @AfterAll
-    void stop() {
-        f.close();
+    /**
+     * Not emptied between tests: TRUNCATE gives jobs a new file whose statistics start over, and the
+     * live and dead row counts read here must keep what the test wrote.
+     */
+    @Override
+    void emptyTables() {}
+
+    @BeforeAll
+    void noAutovacuum(TestDatabase db) {
+        // nothing cleans jobs behind the test's back, whether the server's autovacuum is on or off
+        db.execute("ALTER TABLE jobs SET (autovacuum_enabled = false)");
     }
 
     double gauge(String series) {

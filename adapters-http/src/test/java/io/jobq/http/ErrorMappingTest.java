@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.jobq.application.fake.InMemoryJobStore;
 import io.jobq.application.port.JobStore;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
@@ -27,7 +25,7 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ErrorMappingTest {
     final Map<String, RuntimeException> failures = new ConcurrentHashMap<>();
-    HttpApi api;
+    ApiFixture api;
     ApiClient client;
 
     @BeforeAll
@@ -43,13 +41,13 @@ class ErrorMappingTest {
                         throw e.getCause();
                     }
                 });
-        api = HttpApi.create(failing, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), HttpSettings.DEFAULTS).start(0);
-        client = new ApiClient(api.port());
+        api = ApiFixture.start(null, failing, HttpSettings.DEFAULTS);
+        client = api.client();
     }
 
     @AfterAll
     void stop() {
-        api.stop();
+        api.close();
     }
 
     @BeforeEach

@@ -3,7 +3,7 @@ package io.jobq.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.jobq.application.fake.Json;
 import io.jobq.application.port.ClaimRequest;
 import io.jobq.application.port.NewJob;
 import io.jobq.domain.job.Job;
@@ -12,8 +12,6 @@ import io.jobq.domain.job.TaskName;
 import io.jobq.domain.lease.WorkerId;
 import io.jobq.domain.retry.RetryDecision;
 import io.jobq.domain.tenant.TenantId;
-import io.jobq.postgres.testing.PostgresDatabaseExtension;
-import io.jobq.postgres.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
@@ -28,43 +26,16 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 
 /** /jobs end to end: real server, real HTTP client, real PostgreSQL. */
-@ExtendWith(PostgresDatabaseExtension.class)
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class JobRoutesTest {
-    static final ObjectMapper JSON = new ObjectMapper();
-
-    ApiFixture f;
-    ApiClient client;
-
-    @BeforeAll
-    void start(TestDatabase db) {
-        f = ApiFixture.start(db);
-        client = f.client();
-    }
-
-    @AfterAll
-    void stop() {
-        f.close();
-    }
-
-    @BeforeEach
-    void reset() {
-        f.reset();
-    }
+class JobRoutesTest extends ApiTestCase {
 
     ApiClient.Reply enqueue(String json) {
-        return client.post("/jobs", json.replace('\'', '"'));
+        return f.client().post("/jobs", j(json));
     }
 
     /** Enqueues through the store, claims and fails it permanently: a dead job. */
@@ -94,7 +65,7 @@ class JobRoutesTest {
             assertThat(job.get("attempts").asInt()).isZero();
             assertThat(job.get("max_attempts").asInt()).isEqualTo(3);
             assertThat(job.get("payload").isObject()).isTrue();
-            assertThat(job.get("payload")).isEqualTo(JSON.createObjectNode().put("text", "hi").set("n", JSON.createArrayNode().add(1).add(2.5)));
+            assertThat(job.get("payload")).isEqualTo(Json.object().put("text", "hi").set("n", Json.MAPPER.createArrayNode().add(1).add(2.5)));
             assertThat(job.get("result").isNull()).isTrue();
             assertThat(job.get("last_error").isNull()).isTrue();
             assertThat(job.get("idempotency_key").asText()).isEqualTo("order-17");
@@ -110,7 +81,7 @@ class JobRoutesTest {
             assertThat(job.get("tenant").asText()).isEqualTo("default");
             assertThat(job.get("queue").asText()).isEqualTo("default");
             assertThat(job.get("max_attempts").asInt()).isEqualTo(5);
-            assertThat(job.get("payload")).isEqualTo(JSON.createObjectNode());
+            assertThat(job.get("payload")).isEqualTo(Json.object());
             assertThat(job.get("idempotency_key").isNull()).isTrue();
         }
 
@@ -201,7 +172,7 @@ class JobRoutesTest {
                 try (Statement st = listener.createStatement()) {
                     st.execute("LISTEN jobq_wakeup");
                 }
-                ApiClient.Reply r = client.post("/jobs/batch", "{\"task\": \"t\", \"tenant\": \"acme\", \"payloads\": " + payloads + "}");
+                ApiClient.Reply r = f.client().post("/jobs/batch", "{\"task\": \"t\", \"tenant\": \"acme\", \"payloads\": " + payloads + "}");
                 assertThat(r.status()).as(r.toString()).isEqualTo(201);
                 List<Long> ids = new ArrayList<>();
                 r.json().get("ids").forEach(id -> ids.add(id.asLong()));
@@ -225,10 +196,10 @@ class JobRoutesTest {
 
         @Test
         void answersTheIdsInPayloadOrderWithTheRequestedSettings() {
-            ApiClient.Reply r = client.post("/jobs/batch", "{\"task\": \"resize\", \"queue\": \"images\", \"max_attempts\": 2, \"delay_seconds\": 60, \"payloads\": [{\"n\": 1}, {\"n\": 2}]}");
+            ApiClient.Reply r = f.client().post("/jobs/batch", "{\"task\": \"resize\", \"queue\": \"images\", \"max_attempts\": 2, \"delay_seconds\": 60, \"payloads\": [{\"n\": 1}, {\"n\": 2}]}");
             assertThat(r.status()).isEqualTo(201);
             long second = r.json().get("ids").get(1).asLong();
-            JsonNode job = client.get("/jobs/" + second).json();
+            JsonNode job = f.client().get("/jobs/" + second).json();
             assertThat(job.get("payload").get("n").asInt()).isEqualTo(2);
             assertThat(job.get("queue").asText()).isEqualTo("images");
             assertThat(job.get("max_attempts").asInt()).isEqualTo(2);
@@ -238,7 +209,7 @@ class JobRoutesTest {
         @Test
         void a1001stPayloadIsRefusedAndNothingIsWritten() {
             String payloads = IntStream.range(0, 1001).mapToObj(i -> "{}").collect(Collectors.joining(",", "[", "]"));
-            ApiClient.Reply r = client.post("/jobs/batch", "{\"task\": \"t\", \"payloads\": " + payloads + "}");
+            ApiClient.Reply r = f.client().post("/jobs/batch", "{\"task\": \"t\", \"payloads\": " + payloads + "}");
             assertThat(r.status()).isEqualTo(400);
             assertThat(r.errorField()).isEqualTo("payloads");
             assertThat(r.errorMessage()).contains("1000").contains("1001");
@@ -251,10 +222,10 @@ class JobRoutesTest {
         @Test
         void getAnswersTheJobOr404() {
             long id = enqueue("{'task': 't'}").json().get("id").asLong();
-            ApiClient.Reply r = client.get("/jobs/" + id);
+            ApiClient.Reply r = f.client().get("/jobs/" + id);
             assertThat(r.status()).isEqualTo(200);
             assertThat(r.json().get("id").asLong()).isEqualTo(id);
-            ApiClient.Reply missing = client.get("/jobs/" + (id + 1));
+            ApiClient.Reply missing = f.client().get("/jobs/" + (id + 1));
             assertThat(missing.status()).isEqualTo(404);
             assertThat(missing.errorCode()).isEqualTo("job_not_found");
         }
@@ -268,12 +239,12 @@ class JobRoutesTest {
         @Test
         void listsNewestFirstWithAKeysetCursorThatIsNullOnTheLastPage() {
             for (int i = 0; i < 5; i++) enqueue("{'task': 't'}");
-            ApiClient.Reply p1 = client.get("/jobs?limit=2");
+            ApiClient.Reply p1 = f.client().get("/jobs?limit=2");
             assertThat(ids(p1)).containsExactly(5L, 4L);
             assertThat(p1.json().get("next").asLong()).isEqualTo(4);
-            ApiClient.Reply p2 = client.get("/jobs?limit=2&after=4");
+            ApiClient.Reply p2 = f.client().get("/jobs?limit=2&after=4");
             assertThat(ids(p2)).containsExactly(3L, 2L);
-            ApiClient.Reply p3 = client.get("/jobs?limit=2&after=" + p2.json().get("next").asLong());
+            ApiClient.Reply p3 = f.client().get("/jobs?limit=2&after=" + p2.json().get("next").asLong());
             assertThat(ids(p3)).containsExactly(1L);
             assertThat(p3.json().get("next").isNull()).isTrue();
         }
@@ -281,7 +252,7 @@ class JobRoutesTest {
         @Test
         void aFullLastPageHasNoNext() {
             for (int i = 0; i < 4; i++) enqueue("{'task': 't'}");
-            ApiClient.Reply p2 = client.get("/jobs?limit=2&after=3");
+            ApiClient.Reply p2 = f.client().get("/jobs?limit=2&after=3");
             assertThat(ids(p2)).containsExactly(2L, 1L);
             assertThat(p2.json().get("next").isNull()).isTrue();
         }
@@ -292,10 +263,10 @@ class JobRoutesTest {
             enqueue("{'task': 't', 'tenant': 'globex'}");
             enqueue("{'task': 't', 'tenant': 'acme', 'queue': 'q2'}");
             enqueue("{'task': 't', 'tenant': 'acme', 'delay_seconds': 100}");
-            assertThat(ids(client.get("/jobs?tenant=acme"))).containsExactly(4L, 3L, 1L);
-            assertThat(ids(client.get("/jobs?tenant=acme&queue=default&status=queued"))).containsExactly(1L);
-            assertThat(ids(client.get("/jobs?status=scheduled"))).containsExactly(4L);
-            assertThat(ids(client.get("/jobs?status=dead"))).isEmpty();
+            assertThat(ids(f.client().get("/jobs?tenant=acme"))).containsExactly(4L, 3L, 1L);
+            assertThat(ids(f.client().get("/jobs?tenant=acme&queue=default&status=queued"))).containsExactly(1L);
+            assertThat(ids(f.client().get("/jobs?status=scheduled"))).containsExactly(4L);
+            assertThat(ids(f.client().get("/jobs?status=dead"))).isEmpty();
         }
     }
 
@@ -305,7 +276,7 @@ class JobRoutesTest {
         void aDeadJobIsQueuedAgain() {
             Job dead = deadJob();
             assertThat(dead.state().dbName()).isEqualTo("dead");
-            ApiClient.Reply r = client.post("/jobs/" + dead.id() + "/retry", "");
+            ApiClient.Reply r = f.client().post("/jobs/" + dead.id() + "/retry", "");
             assertThat(r.status()).as(r.toString()).isEqualTo(200);
             assertThat(r.json().get("status").asText()).isEqualTo("queued");
             assertThat(r.json().get("finished_at").isNull()).isTrue();
@@ -315,7 +286,7 @@ class JobRoutesTest {
         @Test
         void aQueuedJobIs409NamingItsStatus() {
             long id = enqueue("{'task': 't'}").json().get("id").asLong();
-            ApiClient.Reply r = client.post("/jobs/" + id + "/retry", "");
+            ApiClient.Reply r = f.client().post("/jobs/" + id + "/retry", "");
             assertThat(r.status()).isEqualTo(409);
             assertThat(r.errorCode()).isEqualTo("job_not_dead");
             assertThat(r.errorMessage()).contains("queued");
@@ -323,7 +294,7 @@ class JobRoutesTest {
 
         @Test
         void anUnknownJobIs404() {
-            ApiClient.Reply r = client.post("/jobs/999/retry", "");
+            ApiClient.Reply r = f.client().post("/jobs/999/retry", "");
             assertThat(r.status()).isEqualTo(404);
             assertThat(r.errorCode()).isEqualTo("job_not_found");
         }

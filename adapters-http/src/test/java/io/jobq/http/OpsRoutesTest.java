@@ -6,23 +6,15 @@ import io.jobq.application.port.ClaimRequest;
 import io.jobq.domain.job.Job;
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.lease.WorkerId;
-import io.jobq.postgres.testing.PostgresDatabaseExtension;
 import io.jobq.postgres.testing.TestDatabase;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /** /health, /stats and /metrics on a reachable database. */
-@ExtendWith(PostgresDatabaseExtension.class)
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class OpsRoutesTest {
+class OpsRoutesTest extends ApiTestCase {
     /** Prometheus text format 0.0.4: comments, or name{labels} value. */
     static final Pattern HELP = Pattern.compile("# HELP [a-zA-Z_:][a-zA-Z0-9_:]* .*");
     static final Pattern TYPE = Pattern.compile("# TYPE [a-zA-Z_:][a-zA-Z0-9_:]* (counter|gauge|summary|histogram|untyped)");
@@ -30,22 +22,10 @@ class OpsRoutesTest {
             "[a-zA-Z_:][a-zA-Z0-9_:]*(\\{[a-zA-Z_][a-zA-Z0-9_]*=\"(?:[^\"\\\\\\n]|\\\\.)*\"(,[a-zA-Z_][a-zA-Z0-9_]*=\"(?:[^\"\\\\\\n]|\\\\.)*\")*,?\\})?"
                     + " (-?[0-9.]+([eE][-+]?[0-9]+)?|NaN|\\+Inf|-Inf)( -?[0-9]+)?");
 
-    ApiFixture f;
-
-    @BeforeAll
-    void start(TestDatabase db) {
-        // gauges refreshed on every scrape, so a test sees its own writes
-        f = ApiFixture.start(db, HttpSettings.builder().metricsMaxAge(Duration.ZERO).build());
-    }
-
-    @AfterAll
-    void stop() {
-        f.close();
-    }
-
-    @BeforeEach
-    void reset() {
-        f.reset();
+    /** Gauges refreshed on every scrape, so a test sees its own writes. */
+    @Override
+    HttpSettings settings() {
+        return HttpSettings.builder().metricsMaxAge(Duration.ZERO).build();
     }
 
     void seed() {
@@ -102,8 +82,7 @@ class OpsRoutesTest {
 
     @Test
     void storeGaugesAreReusedWithinTheirMaxAge(TestDatabase db) {
-        PrometheusFixtureHolder holder = new PrometheusFixtureHolder(ApiFixture.start(db, HttpSettings.builder().metricsMaxAge(Duration.ofHours(1)).build()));
-        try (ApiFixture cached = holder.fixture()) {
+        try (ApiFixture cached = ApiFixture.start(db, HttpSettings.builder().metricsMaxAge(Duration.ofHours(1)).build())) {
             cached.client().get("/metrics");
             cached.client().post("/jobs", "{\"task\": \"t\"}");
             // the job exists, but the gauge still shows the first scrape's reading
@@ -111,6 +90,4 @@ class OpsRoutesTest {
             assertThat(f.client().get("/metrics").text()).contains("jobq_jobs{queue=\"default\",status=\"queued\"} 1.0");
         }
     }
-
-    record PrometheusFixtureHolder(ApiFixture fixture) {}
 }

@@ -1,20 +1,20 @@
 package io.jobq.http;
 
+import static io.jobq.application.fake.Json.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.jobq.application.fake.Json;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /** Every error body is at most 4 KiB and valid JSON, whatever text it is built from. */
 class ProblemResponseTest {
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     @Test
     void aShortProblemIsUnchanged() throws Exception {
         ProblemResponse p = ProblemResponse.of("invalid_field", "max_attempts must be an integer 1-100, was 101", "max_attempts");
-        assertThat(JSON.writeValueAsString(p)).isEqualTo(
+        assertThat(Json.write(p)).isEqualTo(
                 "{\"error\":{\"code\":\"invalid_field\",\"message\":\"max_attempts must be an integer 1-100, was 101\",\"field\":\"max_attempts\"}}");
     }
 
@@ -35,7 +35,7 @@ class ProblemResponseTest {
     private static void assertBounded(String code, String message, String field) throws Exception {
         byte[] body = Responses.OUT.writeValueAsBytes(ProblemResponse.of(code, message, field));
         assertThat(body.length).isLessThanOrEqualTo(ProblemResponse.MAX_BODY_BYTES);
-        JsonNode error = JSON.readTree(body).get("error");
+        JsonNode error = json(body).get("error");
         assertThat(error.get("message").isTextual()).isTrue();
     }
 }

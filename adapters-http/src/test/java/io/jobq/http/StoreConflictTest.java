@@ -16,8 +16,6 @@ import io.jobq.postgres.PostgresJobStore;
 import io.jobq.postgres.testing.ForwardingJobStore;
 import io.jobq.postgres.testing.PostgresDatabaseExtension;
 import io.jobq.postgres.testing.TestDatabase;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
@@ -39,7 +37,7 @@ class StoreConflictTest {
 
     TestDatabase db;
     HikariDataSource pool;
-    HttpApi api;
+    ApiFixture api;
 
     @BeforeEach
     void setUp(TestDatabase db) {
@@ -51,14 +49,13 @@ class StoreConflictTest {
 
     @AfterEach
     void tearDown() {
-        if (api != null) api.stop();
+        if (api != null) api.close();
         pool.close();
     }
 
     ApiClient start(JobStore store) {
-        api = HttpApi.create(store, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
-                HttpSettings.builder().retryAfter(Duration.ofSeconds(2)).build()).start(0);
-        return new ApiClient(api.port());
+        api = ApiFixture.start(db, store, HttpSettings.builder().retryAfter(Duration.ofSeconds(2)).build());
+        return api.client();
     }
 
     @Test

@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.zaxxer.hikari.HikariDataSource;
 import io.jobq.postgres.PostgresJobStore;
 import io.jobq.postgres.PostgresPool;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -17,20 +15,19 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class StoreUnavailableTest {
     HikariDataSource pool;
-    HttpApi api;
+    ApiFixture api;
     ApiClient client;
 
     @BeforeAll
     void start() {
         pool = PostgresPool.create("jdbc:postgresql://127.0.0.1:1/jobq?user=postgres&connectTimeout=1", 2, "unreachable", Duration.ofMillis(300));
-        api = HttpApi.create(new PostgresJobStore(pool), new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
-                HttpSettings.builder().retryAfter(Duration.ofSeconds(7)).build()).start(0);
-        client = new ApiClient(api.port());
+        api = ApiFixture.start(null, new PostgresJobStore(pool), HttpSettings.builder().retryAfter(Duration.ofSeconds(7)).build());
+        client = api.client();
     }
 
     @AfterAll
     void stop() {
-        api.stop();
+        api.close();
         pool.close();
     }
 

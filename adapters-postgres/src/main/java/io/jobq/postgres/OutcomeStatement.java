@@ -5,6 +5,7 @@ import static io.jobq.application.port.JobStore.MAX_RESULT_BYTES;
 
 import io.jobq.application.port.FencedWrite;
 import io.jobq.application.port.OutcomeWrite;
+import io.jobq.application.port.Throwables;
 import io.jobq.domain.job.Job;
 import io.jobq.domain.job.JobState;
 import io.jobq.domain.job.JsonNumbers;
@@ -79,7 +80,7 @@ final class OutcomeStatement {
     private static FencedWrite writeWithoutResult(DSLContext dsl, Row refused, DataAccessException why) {
         if (!refused.state().equals(JobState.DONE.dbName())) throw why; // only a result can be refused
         Row row = new Row(refused.write(), refused.state(), null,
-                note("result not stored: the database refused it: " + StoreErrors.rootMessage(why)), null);
+                note("result not stored: the database refused it: " + Throwables.rootMessage(why)), null);
         return answers(dsl, List.of(row.write()), execute(dsl, List.of(row))).getFirst();
     }
 

@@ -18,6 +18,7 @@ import io.jobq.application.port.RetryResult;
 import io.jobq.application.port.StoreConflictException;
 import io.jobq.application.port.StoreUnavailableException;
 import io.jobq.application.port.TenantSettings;
+import io.jobq.application.port.Throwables;
 import io.jobq.application.port.VacuumHealth;
 import io.jobq.domain.fairness.TenantWeight;
 import io.jobq.domain.job.Job;

@@ -1,7 +1,10 @@
 package io.jobq.postgres;
 
+import static io.jobq.application.port.Throwables.rootMessage;
+
 import io.jobq.application.port.JobQueueException;
 import io.jobq.application.port.StoreUnavailableException;
+import io.jobq.application.port.Throwables;
 import java.net.ConnectException;
 import java.net.SocketException;
 import java.sql.SQLException;
@@ -72,7 +75,7 @@ final class StoreErrors {
         return null;
     }
 
-    /** PostgreSQL's primary message ("out of memory"), without the driver's "ERROR: " and detail lines; else {@link #rootMessage}. */
+    /** PostgreSQL's primary message ("out of memory"), without the driver's "ERROR: " and detail lines; else {@link Throwables#rootMessage}. */
     static String serverMessage(Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
             if (c instanceof org.postgresql.util.PSQLException p && p.getServerErrorMessage() != null
@@ -81,11 +84,5 @@ final class StoreErrors {
             }
         }
         return rootMessage(t);
-    }
-
-    static String rootMessage(Throwable t) {
-        Throwable root = t;
-        while (root.getCause() != null && root.getCause() != root) root = root.getCause();
-        return root.getMessage();
     }
 }

@@ -14,8 +14,6 @@ import io.jobq.domain.fairness.TenantWeight;
 import io.jobq.domain.job.Job;
 import io.jobq.domain.lease.WorkerId;
 import io.jobq.domain.tenant.TenantId;
-import io.jobq.postgres.testing.PostgresDatabaseExtension;
-import io.jobq.postgres.testing.TestDatabase;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,31 +36,18 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The store under real concurrency: N threads released together by a barrier, each on its own pooled
  * connection, every wait bounded by a timeout. What each test proves is stated as a count the database
  * can confirm (rows, attempts, tags), not only what the threads saw.
  */
-@ExtendWith(PostgresDatabaseExtension.class)
-class ConcurrencyTest {
+class ConcurrencyTest extends PostgresStoreTestCase {
 
     /** Longest any concurrent phase may take before the test fails instead of hanging. */
     static final Duration PHASE_TIMEOUT = Duration.ofSeconds(60);
-
-    TestDatabase db;
-    PostgresJobStore store;
-
-    @BeforeEach
-    void setUp(TestDatabase db) {
-        this.db = db;
-        db.emptyTables();
-        store = new PostgresJobStore(db.dataSource());
-    }
 
     /**
      * Runs {@code task(0..n-1)} on n threads, all released at once by a barrier; returns each thread's

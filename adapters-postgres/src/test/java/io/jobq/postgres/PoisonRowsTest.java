@@ -24,8 +24,6 @@ import io.jobq.domain.job.TaskName;
 import io.jobq.domain.retry.RetryDecision;
 import io.jobq.domain.retry.RetryPolicy;
 import io.jobq.domain.tenant.TenantId;
-import io.jobq.postgres.testing.PostgresDatabaseExtension;
-import io.jobq.postgres.testing.TestDatabase;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -34,7 +32,6 @@ import org.jooq.Record;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Issue 11, "one row poisons a batch": rows the code cannot read must cost one job, never the batch they
@@ -48,26 +45,19 @@ import org.junit.jupiter.api.extension.ExtendWith;
  *   <li>(c) a queued job whose {@code vtime} is {@code 'Infinity'}.
  * </ul>
  */
-@ExtendWith(PostgresDatabaseExtension.class)
-class PoisonRowsTest {
+class PoisonRowsTest extends PostgresStoreTestCase {
     /** Case (b)'s payload. */
     static final String UNPRINTABLE_PAYLOAD = SchemaRulesTest.UNPRINTABLE_PAYLOAD;
     static final QueueName OTHER = QueueName.of("other");
 
-    TestDatabase db;
-    PostgresJobStore store;
-
     @BeforeEach
-    void setUp(TestDatabase db) {
-        this.db = db;
-        db.emptyTables();
+    void withoutSchemaV2Rules() {
         // The rules of schema V2, dropped in this class's database only (IF EXISTS: this test also runs
         // against the schema before V2, where it must fail on the behaviour, not on the set-up).
         db.execute("ALTER TABLE jobs DROP CONSTRAINT IF EXISTS jobs_task_valid, DROP CONSTRAINT IF EXISTS jobs_tenant_valid,"
                 + " DROP CONSTRAINT IF EXISTS jobs_queue_valid, DROP CONSTRAINT IF EXISTS jobs_vtime_finite");
         db.execute("ALTER TABLE tenants DROP CONSTRAINT IF EXISTS tenants_queue_valid, DROP CONSTRAINT IF EXISTS tenants_tenant_valid");
         db.execute("DROP TRIGGER IF EXISTS jobs_payload_readable ON jobs");
-        store = new PostgresJobStore(db.dataSource());
     }
 
     /** A queued row written by hand; {@code payloadSql} is an SQL expression. */

@@ -23,8 +23,7 @@ class PostgresJobStoreContractTest extends JobStoreContract {
     void setUp(TestDatabase db) {
         this.db = db;
         // the database is the class's, shared by every test of the contract
-        db.emptyTables();
-        store = new PostgresJobStore(db.dataSource());
+        store = PostgresStoreTestCase.emptied(db);
     }
 
     @Override

@@ -4,28 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jobq.domain.job.JobState;
 import io.jobq.domain.job.QueueName;
-import io.jobq.postgres.testing.PostgresDatabaseExtension;
-import io.jobq.postgres.testing.TestDatabase;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * countsByQueueAndState: exact live counts always; exact done/dead on a small table, a block-sample
  * estimate on a large one (so /stats and /metrics stay cheap with millions of finished jobs).
  */
-@ExtendWith(PostgresDatabaseExtension.class)
-class PostgresJobStoreCountsTest {
-    TestDatabase db;
-    PostgresJobStore store;
+class PostgresJobStoreCountsTest extends PostgresStoreTestCase {
 
     @BeforeEach
-    void setUp(TestDatabase db) {
-        this.db = db;
-        db.emptyTables();
+    void twoTenantRows() {
         db.execute("INSERT INTO tenants (queue, tenant) VALUES ('default', 'acme'), ('mail', 'acme')");
-        store = new PostgresJobStore(db.dataSource());
     }
 
     void insert(String queue, String state, int n) {

@@ -8,37 +8,23 @@ import static io.jobq.postgres.StoreFixtures.job;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.jobq.application.fake.Await;
 import io.jobq.application.port.ExpiredLeaseDecider;
 import io.jobq.application.port.NewJobBatch;
 import io.jobq.application.port.StoreUnavailableException;
 import io.jobq.domain.retry.RetryPolicy;
 import io.jobq.domain.tenant.TenantId;
-import io.jobq.postgres.testing.PostgresDatabaseExtension;
-import io.jobq.postgres.testing.TestDatabase;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * What only the PostgreSQL store shows: the database's own clock and an unreachable server. The port's
  * semantics, shared with the in-memory fake, are {@link PostgresJobStoreContractTest}'s.
  */
-@ExtendWith(PostgresDatabaseExtension.class)
-class PostgresJobStoreTest {
-
-    TestDatabase db;
-    PostgresJobStore store;
-
-    @BeforeEach
-    void setUp(TestDatabase db) {
-        this.db = db;
-        db.emptyTables();
-        store = new PostgresJobStore(db.dataSource());
-    }
+class PostgresJobStoreTest extends PostgresStoreTestCase {
 
     @Nested
     class Enqueue {
@@ -53,15 +39,13 @@ class PostgresJobStoreTest {
     @Nested
     class Reap {
         @Test
-        void aShortLeaseRealyLapsesByTheDatabaseClock() throws InterruptedException {
+        void aShortLeaseRealyLapsesByTheDatabaseClock() {
             store.enqueue(job("t"));
             assertThat(store.claim(claim(W1, 1, Duration.ofMillis(200)))).hasSize(1);
-            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-            int reaped = 0;
-            while (reaped == 0 && System.nanoTime() < deadline) {
-                Thread.sleep(50);
-                reaped = store.reapExpiredLeases(10, ExpiredLeaseDecider.by(RetryPolicy.defaults()));
-            }
+            int reaped = Await.value(Duration.ofSeconds(10), "the 200 ms lease is reaped", () -> {
+                int n = store.reapExpiredLeases(10, ExpiredLeaseDecider.by(RetryPolicy.defaults()));
+                return n == 0 ? null : n;
+            });
             assertThat(reaped).isEqualTo(1);
         }
     }

@@ -2,6 +2,7 @@ package io.jobq.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.jobq.application.fake.Await;
 import io.jobq.domain.job.QueueName;
 import io.jobq.postgres.testing.JdbcProxies;
 import io.jobq.postgres.testing.PostgresDatabaseExtension;
@@ -162,11 +163,7 @@ class PostgresWakeupChannelTest {
         }
     }
 
-    private static void await(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as("condition not met within 10 s").isLessThan(deadline);
-            Thread.sleep(20);
-        }
+    private static void await(BooleanSupplier condition) {
+        Await.until(Duration.ofSeconds(10), "the channel's condition", condition);
     }
 }

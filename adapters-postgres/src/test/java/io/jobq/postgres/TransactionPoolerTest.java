@@ -1,5 +1,6 @@
 package io.jobq.postgres;
 
+import static io.jobq.application.port.Throwables.rootMessage;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
@@ -233,12 +234,6 @@ class TransactionPoolerTest {
         static Optional<String> sqlState(Throwable e) {
             return Stream.iterate(e, t -> t != null, Throwable::getCause)
                     .filter(SQLException.class::isInstance).map(t -> ((SQLException) t).getSQLState()).findFirst();
-        }
-
-        static String rootMessage(Throwable e) {
-            Throwable root = e;
-            while (root.getCause() != null) root = root.getCause();
-            return root.getMessage();
         }
     }
 

@@ -1,13 +1,14 @@
 package io.jobq.postgres;
 
+import static io.jobq.application.fake.Json.json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.jobq.application.fake.Await;
+import io.jobq.application.fake.Json;
 import io.jobq.application.port.ClaimRequest;
 import io.jobq.application.port.JobStore;
 import io.jobq.application.port.NewJob;
@@ -75,7 +76,6 @@ class WorkerIntegrationTest {
     /** Upper bound for things that should happen "soon"; generous so a loaded 2-core machine passes. */
     static final Duration SOON = Duration.ofSeconds(10);
     static final TenantId TENANT = TenantId.of("acme");
-    static final ObjectMapper JSON = new ObjectMapper();
     static final AtomicInteger QUEUES = new AtomicInteger();
 
     /** Retries due 0..1 ms after a first failure, at most 20 ms later: backoff never slows a test. */
@@ -211,7 +211,7 @@ class WorkerIntegrationTest {
             Job done = awaitState(id, JobState.DONE);
             awaitFailureReports(w, id, 2);
             assertThat(done.attempts()).isEqualTo(3);
-            assertThat(done.result().map(WorkerIntegrationTest::json)).contains(json("{\"succeeded_on_attempt\": 3}"));
+            assertThat(done.result().map(Json::json)).contains(json("{\"succeeded_on_attempt\": 3}"));
             assertThat(w.events().failedOf(id)).as("two recorded failures, each scheduled for a retry")
                     .extracting(Job::state, Job::attempts)
                     .containsExactlyInAnyOrder(tuple(JobState.SCHEDULED, 1),
@@ -362,7 +362,7 @@ class WorkerIntegrationTest {
                 assertThat(done.state()).as("job %s recorded before close() returned", id).isEqualTo(JobState.DONE);
                 assertThat(done.attempts()).isEqualTo(1);
             }
-            assertThat(store.get(longer).orElseThrow().result().map(WorkerIntegrationTest::json))
+            assertThat(store.get(longer).orElseThrow().result().map(Json::json))
                     .contains(json("{\"slept_ms\": 4000}"));
 
             assertThat(w.events().claims).as("every claim happened before close() began")
@@ -526,13 +526,6 @@ class WorkerIntegrationTest {
         return pool;
     }
 
-    static JsonNode json(String text) {
-        try {
-            return JSON.readTree(text);
-        } catch (Exception e) {
-            throw new AssertionError(e);
-        }
-    }
 
     /** The built-in {@code sleep} ({@code {"ms": n}}), recording the {@link System#nanoTime()} of each start per job. */
     static final class Probe implements JobHandler {
@@ -578,7 +571,7 @@ class WorkerIntegrationTest {
             return switch (outcome) {
                 case "retry" -> throw new IllegalStateException("planned failure on attempt " + ctx.attempt());
                 case "permanent" -> throw new PermanentJobFailure("planned permanent failure");
-                default -> Optional.of(JSON.createObjectNode().put("attempt", ctx.attempt()));
+                default -> Optional.of(Json.object().put("attempt", ctx.attempt()));
             };
         }
 

@@ -73,21 +73,7 @@ final class FloorExperiment {
     }
 
     List<Cell> run() {
-        List<Cell> cells = new ArrayList<>();
-        for (ClaimStrategy s : ClaimStrategy.values()) {
-            for (int w : plan.workerCounts()) {
-                List<Double> rates = new ArrayList<>();
-                AtomicLong claims = new AtomicLong();
-                AtomicLong claimed = new AtomicLong();
-                for (int r = 1; r <= plan.runs(); r++) {
-                    double rate = runOnce(s, w, claims, claimed);
-                    rates.add(rate);
-                    progress.step("floor %s, %d loop(s), run %d/%d: %s jobs/s", s.label, w, r, plan.runs(), Format.rate(rate));
-                }
-                cells.add(new Cell(s, w, rates, claims.get() == 0 ? 0 : (double) claimed.get() / claims.get()));
-            }
-        }
-        return cells;
+        return Cell.measure(plan, progress, "floor %s, %d loop(s)", this::runOnce);
     }
 
     private double runOnce(ClaimStrategy s, int loops, AtomicLong claims, AtomicLong claimed) {

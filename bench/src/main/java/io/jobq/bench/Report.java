@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BiFunction;
 
 /**
  * Renders the one report: tables shaped like the seed's Results section, the conditions they were
@@ -90,25 +91,24 @@ final class Report {
     }
 
     static String cellTable(List<Cell> cells, List<Integer> counts) {
-        List<String> head = new ArrayList<>();
-        head.add("claim strategy");
-        for (int i = 0; i < counts.size(); i++) head.add(i == 0 ? counts.get(i) + (counts.get(i) == 1 ? " worker" : " workers") : String.valueOf(counts.get(i)));
-        TextTable t = new TextTable(head.toArray(String[]::new));
-        for (ClaimStrategy s : ClaimStrategy.values()) {
-            List<String> row = new ArrayList<>();
-            row.add(s.label);
-            boolean any = false;
-            for (int w : counts) {
-                Optional<Cell> c = find(cells, s, w);
-                any |= c.isPresent();
-                row.add(c.map(x -> Format.rate(x.jobsPerSecond())).orElse("-"));
-            }
-            if (any) t.row(row.toArray(String[]::new));
-        }
-        return t.render();
+        return strategyTable(counts, (s, w) -> find(cells, s, w).map(c -> Format.rate(c.jobsPerSecond())));
     }
 
     static String fractionTable(List<Cell> ours, List<Cell> floor, List<Integer> counts) {
+        return strategyTable(counts, (s, w) -> {
+            Optional<Cell> a = find(ours, s, w);
+            Optional<Cell> b = find(floor, s, w);
+            return a.isPresent() && b.isPresent() && b.get().jobsPerSecond() > 0
+                    ? Optional.of(Format.percent(a.get().jobsPerSecond() / b.get().jobsPerSecond()))
+                    : Optional.empty();
+        });
+    }
+
+    /**
+     * A row per claim strategy, a column per worker count; {@code cell} gives a cell's text, or empty for
+     * "-". A strategy with no cell at all has no row.
+     */
+    private static String strategyTable(List<Integer> counts, BiFunction<ClaimStrategy, Integer, Optional<String>> cell) {
         List<String> head = new ArrayList<>();
         head.add("claim strategy");
         for (int i = 0; i < counts.size(); i++) head.add(i == 0 ? counts.get(i) + (counts.get(i) == 1 ? " worker" : " workers") : String.valueOf(counts.get(i)));
@@ -118,14 +118,9 @@ final class Report {
             row.add(s.label);
             boolean any = false;
             for (int w : counts) {
-                Optional<Cell> a = find(ours, s, w);
-                Optional<Cell> b = find(floor, s, w);
-                if (a.isPresent() && b.isPresent() && b.get().jobsPerSecond() > 0) {
-                    any = true;
-                    row.add(Format.percent(a.get().jobsPerSecond() / b.get().jobsPerSecond()));
-                } else {
-                    row.add("-");
-                }
+                Optional<String> c = cell.apply(s, w);
+                any |= c.isPresent();
+                row.add(c.orElse("-"));
             }
             if (any) t.row(row.toArray(String[]::new));
         }

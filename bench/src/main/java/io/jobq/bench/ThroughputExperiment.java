@@ -5,7 +5,6 @@ import io.jobq.application.worker.WorkerListener;
 import io.jobq.application.worker.WorkerSettings;
 import io.jobq.domain.job.Job;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -33,22 +32,7 @@ final class ThroughputExperiment {
     }
 
     List<Cell> run() {
-        List<Cell> cells = new ArrayList<>();
-        for (ClaimStrategy s : ClaimStrategy.values()) {
-            for (int w : plan.workerCounts()) {
-                List<Double> rates = new ArrayList<>();
-                AtomicLong claims = new AtomicLong();
-                AtomicLong claimed = new AtomicLong();
-                for (int r = 1; r <= plan.runs(); r++) {
-                    double rate = runOnce(s, w, claims, claimed);
-                    rates.add(rate);
-                    progress.step("throughput %s, %d worker(s), run %d/%d: %s jobs/s", s.label, w, r, plan.runs(),
-                            Format.rate(rate));
-                }
-                cells.add(new Cell(s, w, rates, claims.get() == 0 ? 0 : (double) claimed.get() / claims.get()));
-            }
-        }
-        return cells;
+        return Cell.measure(plan, progress, "throughput %s, %d worker(s)", this::runOnce);
     }
 
     private double runOnce(ClaimStrategy s, int workers, AtomicLong claims, AtomicLong claimed) {

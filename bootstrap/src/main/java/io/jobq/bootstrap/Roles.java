@@ -1,5 +1,6 @@
 package io.jobq.bootstrap;
 
+import static io.jobq.application.port.Throwables.rootMessage;
 import static io.jobq.bootstrap.Settings.CLAIM_BATCH;
 import static io.jobq.bootstrap.Settings.CONCURRENCY;
 import static io.jobq.bootstrap.Settings.DATABASE_URL;
@@ -200,10 +201,5 @@ final class Roles {
         }
     }
 
-    static String rootMessage(Throwable t) {
-        Throwable root = t;
-        while (root.getCause() != null && root.getCause() != root) root = root.getCause();
-        return root.getMessage() == null ? root.toString() : root.getMessage();
-    }
 
 }

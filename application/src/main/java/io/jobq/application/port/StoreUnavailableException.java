@@ -21,9 +21,9 @@ public class StoreUnavailableException extends JobQueueException {
         return operation;
     }
 
+    /** The root cause with its type, e.g. "ConnectException: Connection refused": the type says why here. */
     private static String rootMessage(Throwable t) {
-        Throwable root = t;
-        while (root.getCause() != null && root.getCause() != root) root = root.getCause();
+        Throwable root = Throwables.rootCause(t);
         return root.getClass().getSimpleName() + (root.getMessage() == null ? "" : ": " + root.getMessage());
     }
 }

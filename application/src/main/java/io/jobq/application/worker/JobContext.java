@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.jobq.application.port.Throwables;
 import io.jobq.domain.job.Job;
 import io.jobq.domain.job.JobId;
 import io.jobq.domain.job.QueueName;
@@ -166,8 +167,7 @@ public final class JobContext {
 
     /** The most specific message, plus the JSON path of the offending field when Jackson knows it. */
     private static String rootMessage(Throwable e) {
-        Throwable root = e;
-        while (root.getCause() != null && root.getCause() != root) root = root.getCause();
+        Throwable root = Throwables.rootCause(e);
         String message = root instanceof JacksonException je ? je.getOriginalMessage() : root.getMessage();
         if (message == null) message = root.getClass().getSimpleName();
         if (e instanceof JsonMappingException jme && !jme.getPath().isEmpty()) {

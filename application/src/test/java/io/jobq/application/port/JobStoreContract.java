@@ -1,11 +1,11 @@
 package io.jobq.application.port;
 
+import static io.jobq.application.fake.Json.json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.jobq.domain.fairness.TenantWeight;
 import io.jobq.domain.job.Job;
 import io.jobq.domain.job.JobId;
@@ -49,7 +49,6 @@ public abstract class JobStoreContract {
     protected static final WorkerId W2 = WorkerId.of("w2");
     protected static final Duration LEASE = Duration.ofSeconds(30);
 
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     /** A failure's usual decision in these cases: retry after 1 s. */
     protected static final RetryDecision RETRY_IN_1S = new RetryDecision.RetryAfter(Duration.ofSeconds(1));
@@ -131,13 +130,6 @@ public abstract class JobStoreContract {
         return claimOne(worker);
     }
 
-    static JsonNode json(String text) {
-        try {
-            return JSON.readTree(text);
-        } catch (Exception e) {
-            throw new AssertionError("not JSON: " + text, e);
-        }
-    }
 
     static double tag(Job j) {
         return j.vtime().orElseThrow();

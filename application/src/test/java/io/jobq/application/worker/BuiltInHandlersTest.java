@@ -9,6 +9,7 @@ import io.jobq.domain.job.TaskName;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiConsumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -86,25 +87,17 @@ class BuiltInHandlersTest {
 
     @Test
     void sleepStopsSoonAfterItsContextIsCancelled() throws Exception {
-        JobContext ctx = context("sleep", "{\"ms\": 60000}", 1);
-        AtomicReference<Throwable> thrown = new AtomicReference<>();
-        Thread sleeper = Thread.ofVirtual().start(() -> {
-            try {
-                registry.find(TaskName.of("sleep")).orElseThrow().handle(ctx);
-            } catch (Throwable t) {
-                thrown.set(t);
-            }
-        });
-
-        ctx.cancel("lease lost");
-        sleeper.join(Duration.ofSeconds(5));
-
-        assertThat(sleeper.isAlive()).isFalse();
-        assertThat(thrown.get()).isInstanceOf(InterruptedException.class).hasMessageContaining("lease lost");
+        assertThat(sleepStoppedBy((ctx, sleeper) -> ctx.cancel("lease lost")))
+                .isInstanceOf(InterruptedException.class).hasMessageContaining("lease lost");
     }
 
     @Test
     void sleepIsInterruptible() throws Exception {
+        assertThat(sleepStoppedBy((ctx, sleeper) -> sleeper.interrupt())).isInstanceOf(InterruptedException.class);
+    }
+
+    /** Starts a 60 s {@code sleep} on its own thread, applies {@code stop}, checks the thread ends within 5 s, and returns what the handler threw. */
+    private Throwable sleepStoppedBy(BiConsumer<JobContext, Thread> stop) throws Exception {
         JobContext ctx = context("sleep", "{\"ms\": 60000}", 1);
         AtomicReference<Throwable> thrown = new AtomicReference<>();
         Thread sleeper = Thread.ofVirtual().start(() -> {
@@ -115,11 +108,11 @@ class BuiltInHandlersTest {
             }
         });
 
-        sleeper.interrupt();
+        stop.accept(ctx, sleeper);
         sleeper.join(Duration.ofSeconds(5));
 
         assertThat(sleeper.isAlive()).isFalse();
-        assertThat(thrown.get()).isInstanceOf(InterruptedException.class);
+        return thrown.get();
     }
 
     @Test

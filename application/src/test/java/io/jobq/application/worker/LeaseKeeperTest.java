@@ -1,8 +1,10 @@
 package io.jobq.application.worker;
 
+import static io.jobq.application.fake.Json.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jobq.application.fake.Await;
+import io.jobq.application.fake.Json;
 import io.jobq.domain.job.Job;
 import io.jobq.domain.job.JobId;
 import io.jobq.domain.job.JobState;
@@ -98,7 +100,7 @@ class LeaseKeeperTest extends WorkerFixture {
         blocking.release.countDown();
 
         Job done = awaitState(id, JobState.DONE);
-        assertThat(done.result().map(WorkerTest::json)).as("not interrupted: the handler's own result")
+        assertThat(done.result().map(Json::json)).as("not interrupted: the handler's own result")
                 .contains(json("{\"released\": true}"));
         assertThat(events.discards).isEmpty();
     }

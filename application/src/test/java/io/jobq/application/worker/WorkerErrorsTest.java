@@ -1,34 +1,22 @@
 package io.jobq.application.worker;
 
-import static io.jobq.application.worker.WorkerFixture.FAST;
-import static io.jobq.application.worker.WorkerFixture.SOON;
-import static io.jobq.application.worker.WorkerFixture.TENANT;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.jobq.application.fake.Await;
-import io.jobq.application.fake.InMemoryJobStore;
-import io.jobq.application.fake.ManualClock;
-import io.jobq.application.fake.ManualWakeupChannel;
-import io.jobq.application.port.NewJob;
 import io.jobq.application.port.StoreUnavailableException;
 import io.jobq.domain.job.Job;
 import io.jobq.domain.job.JobId;
 import io.jobq.domain.job.JobState;
-import io.jobq.domain.job.QueueName;
-import io.jobq.domain.job.TaskName;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -40,54 +28,20 @@ import org.junit.jupiter.params.provider.MethodSource;
  * the payload parser, the wake-up channel. No thread of the worker may die of one; a fatal one goes
  * to the {@link FatalErrorPolicy}, here a recording one that returns, so the test JVM lives on.
  */
-class WorkerErrorsTest {
+class WorkerErrorsTest extends WorkerFixture {
     record Fatal(String where, Throwable error) {}
 
     final List<Fatal> fatals = new CopyOnWriteArrayList<>();
-    final List<Worker> workers = new ArrayList<>();
-    ManualClock clock;
-    InMemoryJobStore store;
-    ManualWakeupChannel wakeups;
-    RecordingListener events;
-    HandlerRegistry handlers;
-    WorkerFixture.BlockingHandler blocking;
 
-    @BeforeEach
-    void fixture() {
-        clock = new ManualClock();
-        store = new InMemoryJobStore(clock);
-        wakeups = new ManualWakeupChannel();
-        events = new RecordingListener();
-        blocking = new WorkerFixture.BlockingHandler();
-        handlers = HandlerRegistry.withBuiltIns().register("block", blocking);
-    }
-
-    @AfterEach
-    void closeWorkers() {
-        blocking.release.countDown();
-        workers.forEach(Worker::close);
-    }
-
+    /** A worker whose fatal errors are recorded in {@link #fatals} instead of halting the test JVM. */
     Worker start(WorkerSettings settings, WorkerListener listener, ObjectMapper mapper) {
-        Worker worker = Worker.builder(store, handlers).wakeups(wakeups).settings(settings).clock(clock)
-                .retryPolicy(WorkerFixture.QUICK_RETRIES).listener(listener).objectMapper(mapper).fatalErrors((where, error) -> fatals.add(new Fatal(where, error)))
-                .build();
-        workers.add(worker);
-        worker.start();
-        return worker;
+        return start(Worker.builder(store, handlers).settings(settings).listener(listener).objectMapper(mapper)
+                .fatalErrors((where, error) -> fatals.add(new Fatal(where, error))));
     }
 
+    @Override
     Worker start(WorkerSettings settings) {
         return start(settings, events, Worker.defaultMapper());
-    }
-
-    JobId enqueue(String task, String payload) {
-        return store.enqueue(NewJob.of(TENANT, QueueName.DEFAULT, TaskName.of(task), payload)).job().id();
-    }
-
-    Job awaitState(JobId id, JobState state) {
-        Await.until(SOON, "job " + id + " " + state.dbName(), () -> store.require(id).state() == state);
-        return store.require(id);
     }
 
     /** The worker still claims and runs: a new job, announced by a wake-up, ends done. */

@@ -1,7 +1,6 @@
 package io.jobq.application.worker;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.jobq.application.fake.Await;
 import io.jobq.application.fake.InMemoryJobStore;
@@ -40,7 +39,6 @@ abstract class WorkerFixture {
     static final Duration SOON = Duration.ofSeconds(10);
     static final WorkerId WORKER = WorkerId.of("w-test");
     static final TenantId TENANT = TenantId.of("acme");
-    static final ObjectMapper JSON = new ObjectMapper();
 
     /**
      * Short worker-side timings; the fallback poll is a long 60 s so that only wake-ups, freed slots
@@ -90,8 +88,12 @@ abstract class WorkerFixture {
     }
 
     Worker start(WorkerSettings settings) {
-        Worker worker = Worker.builder(store, handlers).wakeups(wakeups).settings(settings).clock(clock)
-                .listener(events).retryPolicy(QUICK_RETRIES).build();
+        return start(Worker.builder(store, handlers).settings(settings).listener(events));
+    }
+
+    /** Starts what {@code builder} was given on the fixture's wake-ups, clock and quick retries; closed after the test. */
+    Worker start(Worker.Builder builder) {
+        Worker worker = builder.wakeups(wakeups).clock(clock).retryPolicy(QUICK_RETRIES).build();
         workers.add(worker);
         worker.start();
         return worker;
@@ -110,13 +112,6 @@ abstract class WorkerFixture {
         return store.require(id);
     }
 
-    static JsonNode json(String text) {
-        try {
-            return JSON.readTree(text);
-        } catch (Exception e) {
-            throw new AssertionError(e);
-        }
-    }
 
     /** Blocks each run until {@link #release} opens (or its context is cancelled, if asked to). */
     static final class BlockingHandler implements JobHandler {

@@ -1,5 +1,6 @@
 package io.jobq.application.worker;
 
+import static io.jobq.application.fake.Json.json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -2,10 +2,11 @@ package io.jobq.bootstrap.robustness;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.jobq.application.fake.Await;
+import io.jobq.postgres.testing.ApplicationDatabase;
 import io.jobq.postgres.testing.PostgresDatabaseExtension;
 import io.jobq.postgres.testing.TestDatabase;
 import java.time.Duration;
-import io.jobq.postgres.testing.ApplicationDatabase;
 import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;

@@ -1,7 +1,10 @@
 package io.jobq.bootstrap.robustness;
 
+import static io.jobq.application.fake.Json.json;
+
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.jobq.application.fake.Await;
+import io.jobq.application.fake.Json;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -11,7 +14,6 @@ import java.time.Duration;
 
 /** A tiny JSON client for a jobq API process on 127.0.0.1. */
 final class Http {
-    private static final ObjectMapper JSON = new ObjectMapper();
     private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final String base;
 
@@ -42,7 +44,7 @@ final class Http {
         try {
             HttpResponse<String> r = client.send(request.timeout(Duration.ofSeconds(30)).build(),
                     HttpResponse.BodyHandlers.ofString());
-            return new Response(r.statusCode(), r.body().isEmpty() ? JSON.nullNode() : JSON.readTree(r.body()),
+            return new Response(r.statusCode(), r.body().isEmpty() ? Json.MAPPER.nullNode() : json(r.body()),
                     r.headers().firstValue("Date"));
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);

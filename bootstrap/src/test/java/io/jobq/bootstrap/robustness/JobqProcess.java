@@ -1,5 +1,6 @@
 package io.jobq.bootstrap.robustness;
 
+import io.jobq.application.fake.Await;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
@@ -183,7 +184,7 @@ final class JobqProcess implements AutoCloseable {
 
     /** Waits until a line containing all of {@code parts} appears; fails if the process dies first. */
     String awaitLine(Duration timeout, String... parts) {
-        return Await.until(timeout, name + " logs a line with " + List.of(parts) + " (log " + log + ")", () -> {
+        return Await.value(timeout, name + " logs a line with " + List.of(parts) + " (log " + log + ")", () -> {
             List<String> found = lines(parts);
             if (!found.isEmpty()) return found.getFirst();
             if (!process.isAlive()) throw new AssertionError(name + " exited with " + process.exitValue()

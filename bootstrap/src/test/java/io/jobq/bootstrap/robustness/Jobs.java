@@ -1,5 +1,6 @@
 package io.jobq.bootstrap.robustness;
 
+import io.jobq.application.fake.Await;
 import io.jobq.application.port.EnqueueResult;
 import io.jobq.application.port.NewJob;
 import io.jobq.domain.job.QueueName;
@@ -72,7 +73,7 @@ final class Jobs {
     Row await(long id, Duration timeout, String what, Predicate<Row> condition) {
         Row[] last = new Row[1];
         try {
-            return Await.until(timeout, "job " + id + " " + what, () -> {
+            return Await.value(timeout, "job " + id + " " + what, () -> {
                 Row r = row(id);
                 last[0] = r;
                 return condition.test(r) ? r : null;

@@ -37,7 +37,7 @@ import org.junit.jupiter.api.parallel.Isolated;
 import org.slf4j.LoggerFactory;
 
 /**
- * R12 — maintenance from many workers at once. 4 workers with maintenance every 100 ms; 10,000 scheduled
+ * Robustness case R12: maintenance from many workers at once. 4 workers with maintenance every 100 ms; 10,000 scheduled
  * jobs due at the same instant across 20 tenants; 2,000 running jobs with expired leases; 200 enqueues/s.
  * Expect: zero deadlocks (40P01) and zero maintenance errors (listener and log); each scheduled job promoted
  * exactly once (one vtime); each expired lease reaped once (attempts moved by one); every job done exactly
@@ -56,7 +56,7 @@ import org.slf4j.LoggerFactory;
  */
 @Isolated("saturates the machine; other classes measure latencies")
 @ExtendWith(PostgresDatabaseExtension.class)
-class R12ManyMaintainersTest {
+class ManyMaintainersNeitherDeadlockNorRepeatTest {
     static final int WORKERS = 4;
     static final int TENANTS = 20;
     static final int DUE = 10_000;
@@ -160,7 +160,7 @@ class R12ManyMaintainersTest {
                                 TaskName.of("effect"), "{}"));
                     } catch (RuntimeException e) {
                         enqueueErrors.incrementAndGet();
-                        LoggerFactory.getLogger(R12ManyMaintainersTest.class).error("enqueue failed", e);
+                        LoggerFactory.getLogger(ManyMaintainersNeitherDeadlockNorRepeatTest.class).error("enqueue failed", e);
                     }
                 });
             }, 0, 1_000_000L / PER_SECOND, TimeUnit.MICROSECONDS);

@@ -25,7 +25,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * R05 — bytes PostgreSQL refuses, at the edge. Walks the case's list in order: NUL in a payload string,
+ * Robustness case R05: bytes PostgreSQL refuses, at the edge. Walks the case's list in order: NUL in a payload string,
  * in a payload object key, deep in a nested array, in tenant / queue / task / idempotency_key; a lone
  * surrogate; raw invalid UTF-8 bytes; a batch with one bad element among ten good ones. Each through
  * {@code POST /jobs} and {@code POST /jobs/batch}: 400 naming the field, never 500, no row written (jobs
@@ -35,7 +35,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * <p>Bodies use ' for " and {@code \\u0000} is the six-character JSON escape; {@code BAD} marks where
  * raw invalid UTF-8 bytes (0xC3 0x28, a lead byte without its continuation) are spliced in.
  */
-class R05BytesPostgresRefusesTest extends ApiTestCase {
+class BytesPostgresRefusesAre400Test extends ApiTestCase {
     static final String BAD = "<BAD>";
     static final byte[] INVALID_UTF8 = {(byte) 0xC3, 0x28};
 

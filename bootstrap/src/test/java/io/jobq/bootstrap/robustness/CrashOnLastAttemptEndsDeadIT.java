@@ -18,9 +18,9 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-/** R09 — crash on the last allowed attempt: max_attempts = 1, sleep 10 s, SIGKILL after the claim. */
+/** Robustness case R09: crash on the last allowed attempt: max_attempts = 1, sleep 10 s, SIGKILL after the claim. */
 @ExtendWith(PostgresDatabaseExtension.class)
-class R09CrashOnLastAttemptIT {
+class CrashOnLastAttemptEndsDeadIT {
 
     @Test
     void theJobIsDeadWithinLeasePlusOneMaintenancePeriodAndRetryRunsItAgain(TestDatabase db) {

@@ -13,13 +13,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * R11 — the database clock decides. jobq processes run under libfaketime with their wall clock
+ * Robustness case R11: the database clock decides. jobq processes run under libfaketime with their wall clock
  * 300 s behind or ahead; the database (and the test) keep real time. Tagged serial (second failsafe
  * execution): skewed processes must not share the machine with timing-sensitive tests.
  */
 @Tag("serial")
 @ExtendWith(PostgresDatabaseExtension.class)
-class R11DatabaseClockDecidesIT {
+class DatabaseClockDecidesIT {
     private static TestDatabase db;
     private static Jobs jobs;
 

@@ -41,7 +41,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * R06 — outcomes the database refuses to store, at the worker. Each handler below fails (or succeeds)
+ * Robustness case R06: outcomes the database refuses to store, at the worker. Each handler below fails (or succeeds)
  * with text PostgreSQL cannot take as is. Expect: the state transition always happens (scheduled after
  * attempt 1, dead after max_attempts, or done), last_error and result are stored sanitised and bounded
  * ({@link JobStore#MAX_ERROR_BYTES} = 8 KiB UTF-8, ending {@link StoredText#TRUNCATION_MARKER} when cut,
@@ -50,7 +50,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 @ExtendWith(PostgresDatabaseExtension.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class R06UnstorableOutcomesTest {
+class UnstorableOutcomesAreStoredSanitisedTest {
     static final String EMOJI = "\ud83d\ude00"; // 4 UTF-8 bytes
     /** Bytes that are not UTF-8: a lead byte without continuation, 0xFF, and an encoded surrogate (CESU-8). */
     static final byte[] NOT_UTF8 = {'x', (byte) 0xC3, 0x28, (byte) 0xFF, (byte) 0xED, (byte) 0xA0, (byte) 0x80, 'y'};

@@ -2,6 +2,7 @@ package io.jobq.bootstrap.robustness;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.jobq.application.fake.Await;
 import io.jobq.bootstrap.robustness.Jobs.Row;
 import io.jobq.postgres.testing.PostgresDatabaseExtension;
 import io.jobq.postgres.testing.TestDatabase;
@@ -12,11 +13,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * R01 — heartbeats must outlive graceful shutdown. Workers A and B (real processes, short settings);
+ * Robustness case R01: heartbeats must outlive graceful shutdown. Workers A and B (real processes, short settings);
  * J = sleep 6 s claimed by A; SIGTERM A at t = 1 s.
  */
 @ExtendWith(PostgresDatabaseExtension.class)
-class R01HeartbeatsOutliveShutdownIT {
+class HeartbeatsOutliveShutdownIT {
     private static TestDatabase db;
     private static Jobs jobs;
 
@@ -36,15 +37,21 @@ class R01HeartbeatsOutliveShutdownIT {
         return j;
     }
 
+    /** {@link #claimOnA}, then SIGTERM to A at t = 1 s after J's claim by the database clock; returns J. */
+    private static long claimOnAAndTerminateItAt1s(JobqProcess a, JobqProcess b, String aId) {
+        long j = claimOnA(a, b, aId);
+        Row claimed = jobs.row(j);
+        Await.condition(Duration.ofSeconds(10), "t = 1 s after J's claim",
+                () -> Duration.between(claimed.startedAt(), jobs.dbNow()).toMillis() >= 1000);
+        a.signal("TERM");
+        return j;
+    }
+
     @Test
     void withGrace10sTheDrainingWorkerKeepsTheLeaseAndFinishesTheJobOnce() {
         try (JobqProcess a = ShortSettings.worker(getClass(), db, "r01-long-A", "10s");
              JobqProcess b = ShortSettings.worker(getClass(), db, "r01-long-B", "10s")) {
-            long j = claimOnA(a, b, "r01-long-A");
-            Row claimed = jobs.row(j);
-            Await.condition(Duration.ofSeconds(10), "t = 1 s after J's claim",
-                    () -> Duration.between(claimed.startedAt(), jobs.dbNow()).toMillis() >= 1000);
-            a.signal("TERM");
+            long j = claimOnAAndTerminateItAt1s(a, b, "r01-long-A");
             a.awaitLine(Duration.ofSeconds(10), "stopping: no more claims");
             Instant leaseAtTerm = jobs.row(j).lockedUntil();
 
@@ -84,11 +91,7 @@ class R01HeartbeatsOutliveShutdownIT {
     void withGrace2sTheJobIsLeftToItsLeaseAndRunsToDoneOnTheOtherWorker() {
         try (JobqProcess a = ShortSettings.worker(getClass(), db, "r01-short-A", "2s");
              JobqProcess b = ShortSettings.worker(getClass(), db, "r01-short-B", "10s")) {
-            long j = claimOnA(a, b, "r01-short-A");
-            Row claimed = jobs.row(j);
-            Await.condition(Duration.ofSeconds(10), "t = 1 s after J's claim",
-                    () -> Duration.between(claimed.startedAt(), jobs.dbNow()).toMillis() >= 1000);
-            a.signal("TERM");
+            long j = claimOnAAndTerminateItAt1s(a, b, "r01-short-A");
 
             // A gives up J when its grace period ends and exits 0 well before J could have finished.
             assertThat(a.awaitExit(Duration.ofSeconds(20))).isZero();

@@ -23,8 +23,6 @@ import io.jobq.domain.retry.FailureKind;
 import io.jobq.domain.retry.RetryDecision;
 import io.jobq.domain.retry.RetryPolicy;
 import io.jobq.domain.tenant.TenantId;
-import io.jobq.postgres.testing.PostgresDatabaseExtension;
-import io.jobq.postgres.testing.TestDatabase;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -33,32 +31,19 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * R07 — backoff that really backs off: counted from the failure by the database clock, bounded for any
+ * Robustness case R07: backoff that really backs off: counted from the failure by the database clock, bounded for any
  * attempt count, and jittered so jobs failing together do not retry together. The delays are the
  * worker's {@link RetryPolicy}'s (defaults: base 1 s, cap 10 min); the store writes them from its now().
  */
-@ExtendWith(PostgresDatabaseExtension.class)
-class R07BackoffTest {
+class BackoffReallyBacksOffTest extends PostgresStoreTestCase {
     static final TenantId T = TenantId.of("t1");
     static final WorkerId W = WorkerId.of("w1");
     static final Duration CAP = BackoffPolicy.DEFAULT_CAP; // 10 min
 
-    TestDatabase db;
     static final RetryPolicy POLICY = RetryPolicy.defaults();
-
-    PostgresJobStore store;
-
-    @BeforeEach
-    void setUp(TestDatabase db) {
-        this.db = db;
-        db.execute("TRUNCATE jobs, tenants");
-        store = new PostgresJobStore(db.dataSource());
-    }
 
     private Instant dbNow() {
         return db.dsl().resultQuery("SELECT clock_timestamp()").fetchSingle(0, OffsetDateTime.class).toInstant();

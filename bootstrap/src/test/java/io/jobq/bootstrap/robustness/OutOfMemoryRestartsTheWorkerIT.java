@@ -2,6 +2,7 @@ package io.jobq.bootstrap.robustness;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.jobq.application.fake.Await;
 import io.jobq.application.port.NewJob;
 import io.jobq.application.worker.FatalErrorPolicy;
 import io.jobq.bootstrap.robustness.Jobs.Row;
@@ -24,7 +25,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * R14 — an OutOfMemoryError restarts the worker instead of wedging it (issue 11, item 1). A worker
+ * Robustness case R14: an OutOfMemoryError restarts the worker instead of wedging it (issue 11, item 1). A worker
  * process with a small heap ({@code -Xmx96m}) meets, among 12 ordinary jobs, (1) a handler that
  * allocates until the heap runs out, or (2) a job whose ~9 MB payload (written by SQL: HTTP caps
  * bodies at 1 MiB) it cannot parse within that heap. Before, the OutOfMemoryError killed the claim
@@ -40,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  * lease expired, having cost exactly three process restarts.
  */
 @ExtendWith(PostgresDatabaseExtension.class)
-class R14OutOfMemoryRestartsTheWorkerIT {
+class OutOfMemoryRestartsTheWorkerIT {
     static final int POISON_ATTEMPTS = 3;
     /** From the poison job's claim to the exit: heap exhaustion, the log line, the halt; slack for a busy machine. */
     static final Duration PROMPT_EXIT = Duration.ofSeconds(20);
@@ -90,7 +91,7 @@ class R14OutOfMemoryRestartsTheWorkerIT {
             try (JobqProcess worker = options.apply(ShortSettings.workerBuilder(getClass(), db, id, id, "10s")
                     .jvmOptions("-Xmx96m")).start()) {
                 Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-                Await.until(left, id + " exits, or every job settles (log " + worker.logFile() + ")",
+                Await.value(left, id + " exits, or every job settles (log " + worker.logFile() + ")",
                         () -> !worker.isAlive() || settled(jobs, poison, others) ? Boolean.TRUE : null);
                 Row after = jobs.row(poison);
                 if (after.attempts() == attemptsBefore) {

@@ -1,13 +1,12 @@
 package io.jobq.http;
 
+import static io.jobq.application.fake.Json.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.jobq.application.fake.Await;
 import io.jobq.application.worker.HandlerRegistry;
 import io.jobq.application.worker.Worker;
-import io.jobq.application.worker.WorkerSettings;
 import io.jobq.postgres.PostgresJobStore;
 import io.jobq.postgres.PostgresWakeupChannel;
 import io.jobq.postgres.testing.PostgresDatabaseExtension;
@@ -27,7 +26,7 @@ import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 
 /**
- * R04 — wake-up messages never carry the payload. NOTIFY's payload is capped near 8,000 bytes; jobs with
+ * Robustness case R04: wake-up messages never carry the payload. NOTIFY's payload is capped near 8,000 bytes; jobs with
  * payloads of 7,900 / 8,001 / 100,000 / 1,000,000 bytes go through HTTP and a worker that listens.
  *
  * <p>"Byte-identical": jsonb keeps values exactly but re-prints whitespace, so the payloads here are sent
@@ -35,8 +34,7 @@ import org.postgresql.PGNotification;
  * the handler must see the same string, multi-byte characters included.
  */
 @ExtendWith(PostgresDatabaseExtension.class)
-class R04WakeupCarriesNoPayloadTest {
-    static final ObjectMapper JSON = new ObjectMapper();
+class WakeupCarriesNoPayloadTest {
     static final int[] SIZES = {7_900, 8_001, 100_000, 1_000_000};
 
     /** A payload of exactly {@code bytes} UTF-8 bytes: {@code {"blob": "…"}} with 1- to 4-byte characters. */
@@ -69,11 +67,9 @@ class R04WakeupCarriesNoPayloadTest {
             return Optional.empty();
         });
         PostgresWakeupChannel channel = new PostgresWakeupChannel(db.jdbcUrl(), db.dataSource());
-        WorkerSettings settings = WorkerSettings.builder().lease(Duration.ofSeconds(2))
-                .maintenanceInterval(Duration.ofMillis(500)).pollInterval(Duration.ofSeconds(30)).build();
         try (ApiFixture api = ApiFixture.start(db);
              Connection listener = db.newConnection();
-             Worker worker = Worker.builder(store, handlers).wakeups(channel).settings(settings).build()) {
+             Worker worker = Worker.builder(store, handlers).wakeups(channel).settings(ListeningWorker.SHORT).build()) {
             try (Statement st = listener.createStatement()) {
                 st.execute("LISTEN jobq_wakeup");
             }
@@ -93,7 +89,7 @@ class R04WakeupCarriesNoPayloadTest {
                 String stored = db.dsl().resultQuery("SELECT payload::text FROM jobs WHERE id = {0}", id).fetchSingle(0, String.class);
                 assertThat(stored.getBytes(StandardCharsets.UTF_8)).as("%d-byte payload as stored", size)
                         .isEqualTo(payload.getBytes(StandardCharsets.UTF_8));
-                JsonNode sent = JSON.readTree(payload);
+                JsonNode sent = json(payload);
                 assertThat(api.client().get("/jobs/" + id).json().get("payload")).as("payload read back").isEqualTo(sent);
                 assertThat(seenByHandler.get(id)).as("%d-byte payload seen by the handler", size)
                         .isEqualTo(sent.get("blob").textValue());

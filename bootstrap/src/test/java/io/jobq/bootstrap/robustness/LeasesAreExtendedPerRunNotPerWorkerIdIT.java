@@ -11,13 +11,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * R08 — leases are extended per run, not per worker name. Worker W claims J and is SIGKILLed; a new
+ * Robustness case R08: leases are extended per run, not per worker name. Worker W claims J and is SIGKILLed; a new
  * process with the same worker id W starts. The first W leases for 10 s (not the short 2 s), so the
  * new W is up and heartbeating while J's orphaned lease is still valid: heartbeats keyed by worker
  * name would keep extending it forever.
  */
 @ExtendWith(PostgresDatabaseExtension.class)
-class R08SameWorkerIdRestartedIT {
+class LeasesAreExtendedPerRunNotPerWorkerIdIT {
 
     @Test
     void theRestartedWorkerDoesNotExtendTheOrphanedRunAndItIsReapedAndRunAgain(TestDatabase db) {

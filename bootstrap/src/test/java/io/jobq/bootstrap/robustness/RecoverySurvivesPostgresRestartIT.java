@@ -2,6 +2,7 @@ package io.jobq.bootstrap.robustness;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.jobq.application.fake.Await;
 import io.jobq.bootstrap.robustness.Jobs.Row;
 import io.jobq.postgres.testing.TestDatabase;
 import java.nio.file.Path;
@@ -16,19 +17,19 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * R10 — PostgreSQL restarts in the middle of recovery. Worker A claims 50 {@code sleep} 30 s jobs and
+ * Robustness case R10: PostgreSQL restarts in the middle of recovery. Worker A claims 50 {@code sleep} 30 s jobs and
  * is SIGKILLed; worker B starts; when B begins reaping, PostgreSQL is restarted ({@code pg_ctl restart
  * -m fast}). The server restarted is a {@link ThrowawayPostgres} cluster of this class's own, never the
  * one other tests share or any the user runs; its logs end up in {@code target/it-logs/<class>/postgres/}.
  */
-class R10PostgresRestartsMidRecoveryIT {
+class RecoverySurvivesPostgresRestartIT {
     private static final int JOBS = 50;
     private static ThrowawayPostgres postgres;
 
     @BeforeAll
     static void ownCluster() {
         postgres = ThrowawayPostgres.start(
-                Path.of(System.getProperty("jobq.logs", "target/it-logs"), "R10PostgresRestartsMidRecoveryIT", "postgres"));
+                Path.of(System.getProperty("jobq.logs", "target/it-logs"), "RecoverySurvivesPostgresRestartIT", "postgres"));
     }
 
     @AfterAll
@@ -66,7 +67,7 @@ class R10PostgresRestartsMidRecoveryIT {
 
                 // Within 3 maintenance periods after the restart no row is running with an expired lease.
                 Row[] offender = new Row[1];
-                Instant clean = Await.until(Duration.ofSeconds(30), "no running row with an expired lease", () -> {
+                Instant clean = Await.value(Duration.ofSeconds(30), "no running row with an expired lease", () -> {
                     List<Row> rows = jobs.all();
                     Row expired = rows.stream().filter(Row::runningWithExpiredLease).findFirst().orElse(null);
                     if (expired != null) offender[0] = expired;

@@ -2,6 +2,7 @@ package io.jobq.bootstrap.robustness;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.jobq.application.fake.Await;
 import io.jobq.bootstrap.robustness.Jobs.Row;
 import io.jobq.postgres.testing.PostgresDatabaseExtension;
 import io.jobq.postgres.testing.TestDatabase;
@@ -11,11 +12,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * R02 — a frozen worker comes back. Short settings, workers A and B; K = sleep 7 s claimed by A;
+ * Robustness case R02: a frozen worker comes back. Short settings, workers A and B; K = sleep 7 s claimed by A;
  * SIGSTOP A at t = 1 s, SIGCONT A at t = 6 s.
  */
 @ExtendWith(PostgresDatabaseExtension.class)
-class R02FrozenWorkerComesBackIT {
+class FrozenWorkerComesBackIT {
 
     @Test
     void theOtherWorkerReclaimsAndTheThawedWorkerDiscardsItsStaleRun(TestDatabase db) {

@@ -15,7 +15,6 @@ import io.jobq.domain.tenant.TenantId;
 import io.jobq.postgres.ConcurrentUpdateException;
 import io.jobq.postgres.JobClient;
 import io.jobq.postgres.PostgresWakeupChannel;
-import io.jobq.postgres.testing.PostgresDatabaseExtension;
 import io.jobq.postgres.testing.TestDatabase;
 import java.sql.Connection;
 import java.time.Duration;
@@ -30,29 +29,23 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * R13 — idempotency when the first inserter rolls back. Transaction A (the transactional Java client)
+ * Robustness case R13: idempotency when the first inserter rolls back. Transaction A (the transactional Java client)
  * enqueues (t1, k2) and rolls back after 500 ms; 100 ms after A's insert, request B (HTTP) enqueues the
  * same key: B waits for A's outcome, then gets 201 with a committed job that exists and runs once. At
  * REPEATABLE READ a caller that cannot see a competitor's committed row gets the existing job or
  * {@link ConcurrentUpdateException} — never a null id, a 500, or an "ok" with no job.
  */
-@ExtendWith(PostgresDatabaseExtension.class)
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class R13IdempotencyRollbackTest {
+class IdempotencyKeySurvivesRollbackTest extends ApiTestCase {
     static final TenantId T1 = TenantId.of("t1");
     static final TaskName COUNT = TaskName.of("count");
 
-    ApiFixture f;
     Worker worker;
     final Map<Long, AtomicInteger> runs = new ConcurrentHashMap<>();
 
     @BeforeAll
-    void start(TestDatabase db) {
-        f = ApiFixture.start(db);
+    void startWorker(TestDatabase db) {
         HandlerRegistry handlers = HandlerRegistry.withBuiltIns().register(COUNT, ctx -> {
             runs.computeIfAbsent(ctx.jobId().value(), k -> new AtomicInteger()).incrementAndGet();
             return Optional.empty();
@@ -64,14 +57,12 @@ class R13IdempotencyRollbackTest {
     }
 
     @AfterAll
-    void stop() {
+    void stopWorker() {
         worker.close();
-        f.close();
     }
 
     @BeforeEach
-    void reset() {
-        f.reset();
+    void forgetRuns() {
         runs.clear();
     }
 
