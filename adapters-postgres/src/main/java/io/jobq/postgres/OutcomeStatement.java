@@ -33,7 +33,22 @@ import org.jooq.exception.DataAccessException;
  * writes are made again one at a time, and the refused one without its result.
  */
 final class OutcomeStatement {
+    /**
+     * The fenced rows are locked first, in id order, and then updated: a worker's heartbeat (which locks in
+     * the same order) and its outcome statement cover overlapping rows, and two multi-row updates that lock
+     * in whatever order their plans visit rows can deadlock. {@code FOR NO KEY UPDATE} is the lock the
+     * UPDATE itself takes.
+     */
     private static final String UPDATE = """
+            WITH o AS (
+                SELECT * FROM unnest({0}::bigint[], {1}::text[], {2}::int[], {3}::text[], {4}::text[], {5}::text[], {6}::float8[])
+                    AS o(id, worker, attempt, state, result, last_error, retry_ms)
+            ), fenced AS (
+                SELECT j.id FROM jobq.jobs j JOIN o ON j.id = o.id
+                WHERE j.locked_by = o.worker AND j.attempts = o.attempt AND j.state = 'running'
+                ORDER BY j.id
+                FOR NO KEY UPDATE OF j
+            )
             UPDATE jobq.jobs j SET
                 state = o.state,
                 result = CASE WHEN o.state = 'done' THEN o.result::jsonb ELSE j.result END,
@@ -42,9 +57,8 @@ final class OutcomeStatement {
                 run_at = CASE WHEN o.state = 'scheduled' THEN now() + o.retry_ms * interval '1 millisecond' ELSE j.run_at END,
                 locked_by = NULL,
                 locked_until = NULL
-            FROM unnest({0}::bigint[], {1}::text[], {2}::int[], {3}::text[], {4}::text[], {5}::text[], {6}::float8[])
-                AS o(id, worker, attempt, state, result, last_error, retry_ms)
-            WHERE j.id = o.id AND j.locked_by = o.worker AND j.attempts = o.attempt AND j.state = 'running'
+            FROM o JOIN fenced f ON f.id = o.id
+            WHERE j.id = o.id
             RETURNING j.*""";
 
     private OutcomeStatement() {}

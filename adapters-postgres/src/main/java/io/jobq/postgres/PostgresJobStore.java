@@ -332,11 +332,19 @@ public final class PostgresJobStore implements JobStore {
     /**
      * One statement for all of a worker's runs: the fence (id, worker, attempt, running) is applied
      * per token through an unnest join, so a token whose run was reaped or re-claimed extends nothing.
+     * Rows are locked in id order before the update, as {@link OutcomeStatement} locks them: the two
+     * statements of one worker cover overlapping rows and would otherwise be able to deadlock.
      */
     private static final String HEARTBEAT = """
+            WITH fenced AS (
+                SELECT j.id FROM jobq.jobs j
+                JOIN unnest({1}::bigint[], {2}::text[], {3}::int[]) AS t(id, worker, attempt) ON j.id = t.id
+                WHERE j.locked_by = t.worker AND j.attempts = t.attempt AND j.state = 'running'
+                ORDER BY j.id
+                FOR NO KEY UPDATE OF j
+            )
             UPDATE jobq.jobs j SET locked_until = now() + {0}::float8 * interval '1 millisecond'
-            FROM unnest({1}::bigint[], {2}::text[], {3}::int[]) AS t(id, worker, attempt)
-            WHERE j.id = t.id AND j.locked_by = t.worker AND j.attempts = t.attempt AND j.state = 'running'
+            FROM fenced f WHERE j.id = f.id
             RETURNING j.id, j.locked_by, j.attempts""";
 
     @Override

@@ -9,6 +9,7 @@ import io.jobq.application.port.JobQuery;
 import io.jobq.application.port.JobStore;
 import io.jobq.application.port.NewJob;
 import io.jobq.application.port.NewJobBatch;
+import io.jobq.application.port.OutcomeWrite;
 import io.jobq.application.port.RetryResult;
 import io.jobq.application.port.TenantSettings;
 import io.jobq.application.port.VacuumHealth;
@@ -53,6 +54,11 @@ public class ForwardingJobStore implements JobStore {
     @Override
     public List<Job> claim(ClaimRequest req) {
         return delegate.claim(req);
+    }
+
+    @Override
+    public List<FencedWrite> recordOutcomes(List<OutcomeWrite> writes) {
+        return delegate.recordOutcomes(writes);
     }
 
     @Override

@@ -1,0 +1,159 @@
+package io.jobq.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.jobq.application.fake.Await;
+import io.jobq.application.port.FencedWrite;
+import io.jobq.application.port.NewJobBatch;
+import io.jobq.application.port.OutcomeWrite;
+import io.jobq.application.port.StoreUnavailableException;
+import io.jobq.application.worker.HandlerRegistry;
+import io.jobq.application.worker.Worker;
+import io.jobq.application.worker.WorkerSettings;
+import io.jobq.domain.job.QueueName;
+import io.jobq.domain.job.TaskName;
+import io.jobq.domain.retry.BackoffPolicy;
+import io.jobq.domain.retry.RetryPolicy;
+import io.jobq.domain.tenant.TenantId;
+import io.jobq.postgres.testing.ForwardingJobStore;
+import io.jobq.postgres.testing.PostgresDatabaseExtension;
+import io.jobq.postgres.testing.TestDatabase;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Batched completion on a real server (issue 14): a busy worker commits many runs' outcomes per statement,
+ * an outage while outcomes are flushed loses no job, and closing the worker writes every outcome it was
+ * handed. The store is the real one, observed through a decorator that counts (and can fail) its
+ * {@code recordOutcomes} calls.
+ */
+@ExtendWith(PostgresDatabaseExtension.class)
+class BatchedCompletionTest {
+    static final Duration SETTLED = Duration.ofSeconds(60);
+    static final QueueName Q = QueueName.DEFAULT;
+    static final RetryPolicy TINY_BACKOFF = new RetryPolicy(BackoffPolicy.of(Duration.ofMillis(1), Duration.ofMillis(20)));
+    static final WorkerSettings BUSY = WorkerSettings.builder()
+            .concurrency(16).claimBatchSize(16).listen(false).pollInterval(Duration.ofMillis(20))
+            .lease(Duration.ofSeconds(1)).maintenanceInterval(Duration.ofMillis(100)).gracePeriod(Duration.ofSeconds(10))
+            .build();
+
+    /** The real store; counts outcome statements and the outcomes in them, and fails them while {@link #down}. */
+    static final class ObservedStore extends ForwardingJobStore {
+        final AtomicInteger statements = new AtomicInteger();
+        final AtomicInteger outcomes = new AtomicInteger();
+        volatile boolean down;
+
+        ObservedStore(PostgresJobStore real) {
+            super(real);
+        }
+
+        @Override
+        public List<FencedWrite> recordOutcomes(List<OutcomeWrite> writes) {
+            if (down) throw new StoreUnavailableException("record outcomes", new IOException("simulated outage"));
+            statements.incrementAndGet();
+            outcomes.addAndGet(writes.size());
+            return super.recordOutcomes(writes);
+        }
+    }
+
+    TestDatabase db;
+    ObservedStore store;
+    final List<Worker> workers = new ArrayList<>();
+
+    @BeforeEach
+    void setUp(TestDatabase db) {
+        this.db = db;
+        db.emptyTables();
+        store = new ObservedStore(new PostgresJobStore(db.dataSource()));
+    }
+
+    @AfterEach
+    void tearDown() {
+        workers.forEach(Worker::close);
+    }
+
+    Worker start(WorkerSettings settings) {
+        Worker w = Worker.builder(store, HandlerRegistry.withBuiltIns()).settings(settings).retryPolicy(TINY_BACKOFF).build();
+        workers.add(w);
+        w.start();
+        return w;
+    }
+
+    void enqueue(int n, String task, String payload) {
+        for (int from = 0; from < n; from += 1000) {
+            List<String> payloads = Collections.nCopies(Math.min(1000, n - from), payload);
+            store.enqueueBatch(new NewJobBatch(TenantId.of("acme"), Q, TaskName.of(task), payloads, 10, Duration.ZERO));
+        }
+    }
+
+    Map<String, Long> states() {
+        return db.dsl().resultQuery("SELECT state, count(*) FROM jobs GROUP BY state").fetchMap(r -> r.get(0, String.class),
+                r -> r.get(1, Long.class));
+    }
+
+    long done() {
+        return states().getOrDefault("done", 0L);
+    }
+
+    @Test
+    void aBusyWorkerCommitsManyOutcomesPerStatementWhereOneAtATimeCommitsEach() {
+        int jobs = 600;
+        enqueue(jobs, "sleep", "{\"ms\": 5}");
+        Worker batching = start(BUSY);
+        Await.until(SETTLED, "all done with batching", () -> done() == jobs);
+        batching.close();
+        int batched = store.statements.get();
+        assertThat(store.outcomes.get()).isEqualTo(jobs);
+        assertThat(batched).as("outcome statements for %d jobs", jobs).isLessThanOrEqualTo(jobs / 3);
+
+        // the same scenario, one outcome per statement
+        db.emptyTables();
+        store.statements.set(0);
+        enqueue(jobs, "sleep", "{\"ms\": 5}");
+        start(BUSY.toBuilder().outcomeBatchSize(1).build());
+        Await.until(SETTLED, "all done one at a time", () -> done() == jobs);
+        assertThat(store.statements.get()).isEqualTo(jobs);
+    }
+
+    @Test
+    void anOutageWhileOutcomesAreFlushedLosesNoJob() throws Exception {
+        int jobs = 200;
+        enqueue(jobs, "sleep", "{\"ms\": 20}");
+        store.down = true; // every outcome write fails: runs are let go, and their leases (1 s) lapse
+        start(BUSY);
+        Await.until(SETTLED, "runs that could not record their outcome", () -> store.outcomes.get() == 0
+                && states().getOrDefault("running", 0L) > 0 && db.dsl().fetchCount(db.dsl().selectFrom("jobs")
+                        .where("attempts > 0")) >= 16);
+        Thread.sleep(1500);
+        store.down = false;
+
+        Await.until(SETTLED, "every job done after the outage", () -> done() == jobs);
+        assertThat(states()).containsOnlyKeys("done");
+        assertThat(db.dsl().resultQuery("SELECT max(attempts) FROM jobs").fetchSingle(0, Integer.class))
+                .as("runs whose outcome was lost ran again").isGreaterThan(1);
+    }
+
+    @Test
+    void closingTheWorkerWritesEveryOutcomeItWasHanded() {
+        int jobs = 64;
+        enqueue(jobs, "sleep", "{\"ms\": 200}");
+        Worker w = start(BUSY.toBuilder().outcomeFlushWait(Duration.ofMillis(50)).build());
+        Await.until(SETTLED, "a full set of runs in hand", () -> states().getOrDefault("running", 0L) == 16);
+
+        w.close();
+
+        Map<String, Long> after = states();
+        assertThat(after.getOrDefault("running", 0L)).as("no run left to its lease after a graceful close").isZero();
+        assertThat(after.get("done")).isGreaterThanOrEqualTo(16);
+        assertThat(after.get("done") + after.getOrDefault("queued", 0L)).isEqualTo(jobs);
+    }
+}
