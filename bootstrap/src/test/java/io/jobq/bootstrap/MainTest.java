@@ -22,7 +22,7 @@ import picocli.CommandLine.Model.OptionSpec;
  * it; a bad value is refused, naming the flag, before any database work.
  */
 class MainTest {
-    private static final Set<String> COMMON = Set.of("--database-url", "--pool-size", "--log-level");
+    private static final Set<String> COMMON = Set.of("--database-url", "--schema", "--pool-size", "--log-level");
     private static final Set<String> HTTP = Set.of("--port", "--max-request-bytes");
     private static final Set<String> WORKER = Set.of("--concurrency", "--queues", "--lease", "--heartbeat",
             "--poll-interval", "--claim-batch", "--grace-period", "--maintenance-interval", "--listen", "--worker-id",
