@@ -193,7 +193,7 @@ public final class BenchDatabase implements AutoCloseable {
             }
             try (ResultSet rs = st.executeQuery("""
                     SELECT name, setting || coalesce(' ' || unit, '') FROM pg_settings
-                    WHERE name IN ('synchronous_commit', 'fsync', 'wal_sync_method', 'full_page_writes',
+                    WHERE name IN ('synchronous_commit', 'fsync', 'autovacuum', 'wal_sync_method', 'full_page_writes',
                                    'shared_buffers', 'max_connections', 'commit_delay', 'wal_buffers')
                     ORDER BY name""")) {
                 while (rs.next()) out.put(rs.getString(1), rs.getString(2));

@@ -29,10 +29,11 @@ import picocli.CommandLine.Option;
  * ({@code bench/results-quick.txt} with {@code --quick}).
  *
  * <p>Exit codes: 0 when every experiment ran and every check held; 1 when an experiment failed or a
- * check did not hold (fair p95 not below FIFO's, a chaos job lost or done twice); 2 for usage errors.
+ * check did not hold (fair p95 not below FIFO's, a chaos job lost or done twice, a peer that could not
+ * run); 2 for usage errors. Never for speed.
  */
 @Command(name = "jobq-bench", mixinStandardHelpOptions = true, version = "jobq-bench 0.1.0",
-        description = "jobq's benchmarks: the seed's four experiments plus the raw-SQL floor.",
+        description = "jobq's benchmarks: the seed's four experiments, the raw-SQL floor, the peers (db-scheduler, JobRunr), enqueue and table growth.",
         subcommands = {BenchMain.All.class, BenchMain.Fairness.class, BenchMain.Throughput.class,
                 BenchMain.Latency.class, BenchMain.Chaos.class, BenchMain.Floor.class,
                 BenchMain.Peers.class, BenchMain.Enqueue.class, BenchMain.Growth.class, CommandLine.HelpCommand.class})

@@ -25,10 +25,10 @@ import java.util.List;
  * @param concurrencies the slots of one worker process (jobq's deployment shape, the peers) and the
  *     concurrent clients of the enqueue experiment. Full: 1, 4, 16.
  * @param peerJobs no-op jobs each system drains per run of the peer comparison. Full: 20,000.
- * @param enqueueJobs jobs per cell of the one-job-per-call enqueue rows. Full: 5,000.
+ * @param enqueueJobs jobs per cell of the one-job-per-call enqueue rows. Full: 2,000.
  * @param enqueueBatches batches of 1,000 per cell of the batch enqueue rows (at least one per client). Full: 20.
  * @param growthRows finished rows in the table for the second half of the table-growth experiment. Full: 1,000,000.
- * @param growthJobs no-op jobs drained in each half of the table-growth experiment. Full: 20,000.
+ * @param growthJobs no-op jobs drained in each run of the table-growth experiment. Full: 10,000.
  */
 public record Plan(
         int fairBigJobs,
@@ -58,14 +58,14 @@ public record Plan(
             20_000, List.of(1, 2, 4, 8, 16), 3,
             60, 200, 1200,
             1_000, 4, Duration.ofSeconds(1), 100,
-            List.of(1, 4, 16), 20_000, 5_000, 20, 1_000_000, 20_000);
+            List.of(1, 4, 16), 20_000, 2_000, 20, 1_000_000, 10_000);
 
     /** Everything shrunk for CI: same shapes, fewer jobs, one run per cell, three worker counts. */
     public static final Plan QUICK = new Plan(1_000, 5, Duration.ofMillis(100), 8, 5,
             1_000, List.of(1, 4, 16), 1,
             10, 200, 1200,
             200, 4, Duration.ofSeconds(1), 100,
-            List.of(1, 4, 16), 1_000, 500, 4, 100_000, 2_000);
+            List.of(1, 4, 16), 500, 300, 4, 100_000, 1_000);
 
     /**
      * A copy with another throughput/floor size: for a machine too slow or too loaded to finish the
