@@ -78,7 +78,11 @@ final class DbSchedulerPeer implements PeerSystem {
              HikariDataSource pool = own.pool("bench-dbscheduler", OneWorker.poolSize(concurrency))) {
             execute(pool, TABLE);
             AtomicLong ran = new AtomicLong();
-            OneTimeTask<Void> task = Tasks.oneTime("noop").execute((instance, context) -> ran.incrementAndGet());
+            AtomicLong firstJob = new AtomicLong();
+            OneTimeTask<Void> task = Tasks.oneTime("noop").execute((instance, context) -> {
+                firstJob.compareAndSet(0, System.nanoTime());
+                ran.incrementAndGet();
+            });
             enqueue(SchedulerClient.Builder.create(pool, task).build(), task, jobs);
             execute(pool, "VACUUM ANALYZE scheduled_tasks");
             Scheduler scheduler = Scheduler.create(pool, task).threads(concurrency)
@@ -93,7 +97,7 @@ final class DbSchedulerPeer implements PeerSystem {
                 scheduler.stop();
             }
             if (ran.get() != jobs) throw new BenchException("db-scheduler ran " + ran.get() + " executions for " + jobs + " jobs");
-            return new Drain(jobs / ((end - start) / 1e9), Double.NaN);
+            return Drain.timed(jobs, start, firstJob.get(), end, Double.NaN);
         }
     }
 

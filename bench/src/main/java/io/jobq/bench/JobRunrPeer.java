@@ -49,9 +49,11 @@ public final class JobRunrPeer implements PeerSystem {
     /** Counts runs; does nothing else. JobRunr gets this one instance from the bench's JobActivator. */
     public static final class NoopHandler implements JobRequestHandler<NoopRequest> {
         private final AtomicLong ran = new AtomicLong();
+        private final AtomicLong firstJob = new AtomicLong();
 
         @Override
         public void run(NoopRequest request) {
+            firstJob.compareAndSet(0, System.nanoTime());
             ran.incrementAndGet();
         }
     }
@@ -96,7 +98,7 @@ public final class JobRunrPeer implements PeerSystem {
                     server.stop();
                 }
                 if (handler.ran.get() != jobs) throw new BenchException("JobRunr ran " + handler.ran.get() + " jobs for " + jobs);
-                return new Drain(jobs / ((end - start) / 1e9), Double.NaN);
+                return Drain.timed(jobs, start, handler.firstJob.get(), end, Double.NaN);
             } finally {
                 storage.close();
             }

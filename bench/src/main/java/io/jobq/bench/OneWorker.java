@@ -49,9 +49,11 @@ final class OneWorker {
         AtomicLong done = new AtomicLong();
         AtomicLong claims = new AtomicLong();
         AtomicLong claimed = new AtomicLong();
+        AtomicLong firstJob = new AtomicLong();
         WorkerListener listener = new WorkerListener() {
             @Override
             public void claimed(List<Job> got) {
+                firstJob.compareAndSet(0, System.nanoTime());
                 claims.incrementAndGet();
                 claimed.addAndGet(got.size());
             }
@@ -73,6 +75,6 @@ final class OneWorker {
         }
         long notDone = db.queryLong("SELECT count(*) FROM jobs WHERE state <> 'done'");
         if (notDone != 0) throw new BenchException(notDone + " jobs not done after jobq " + name);
-        return new Drain(jobs / ((end - start) / 1e9), claims.get() == 0 ? Double.NaN : (double) claimed.get() / claims.get());
+        return Drain.timed(jobs, start, firstJob.get(), end, claims.get() == 0 ? Double.NaN : (double) claimed.get() / claims.get());
     }
 }

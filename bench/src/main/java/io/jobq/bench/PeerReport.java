@@ -41,7 +41,7 @@ final class PeerReport {
         }
         StringBuilder out = new StringBuilder();
         out.append("Peers. ").append(Format.count(p.peerJobs())).append(" no-op jobs queued up front (not timed), drained by one worker")
-                .append(" process (this JVM) with c slots,\njobs/second from its start to the last outcome committed; each")
+                .append(" process (this JVM) with c slots,\njobs/second from the first job picked up to the last outcome committed (start-up not timed); each")
                 .append(" system on a fresh database of its own on\nthe same server, the three one after the other at each c, one run each:\n\n")
                 .append(rates.render());
         String jobq = systems.isEmpty() ? null : systems.getFirst();
@@ -111,7 +111,7 @@ final class PeerReport {
                     Format.rate(d.jobsPerSecond()), d.meanJobsPerClaim()));
         }
         r.peers.ifPresent(o -> o.results().forEach(x -> out.append(String.format(Locale.ROOT, "peer %s, concurrency %d: %s%n",
-                x.system(), x.concurrency(), x.drain().map(d -> String.format(Locale.ROOT, "%.1f jobs/s", d.jobsPerSecond())
+                x.system(), x.concurrency(), x.drain().map(d -> String.format(Locale.ROOT, "%.1f jobs/s, %.2f s from start to first job", d.jobsPerSecond(), d.startupSeconds())
                         + (Double.isNaN(d.jobsPerClaim()) ? "" : String.format(Locale.ROOT, ", %.2f jobs per claim", d.jobsPerClaim())))
                         .orElse("FAILED: " + x.error().orElse("?"))))));
         for (EnqueueExperiment.Cell c : r.enqueue) {

@@ -18,7 +18,7 @@ interface PeerSystem {
 
     /**
      * Enqueues {@code jobs} no-op jobs (not timed), then drains them with {@code concurrency} slots,
-     * timed from the worker's start to the last outcome committed.
+     * timed from the first job picked up to the last outcome committed ({@link Drain#timed}).
      *
      * @throws BenchException if a job is not done afterwards or the drain takes over its timeout
      */

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 class PeerReportTest {
     private static PeerExperiment.Result ran(String system, int c, double rate) {
-        return new PeerExperiment.Result(system, c, Optional.of(new Drain(rate, Double.NaN)), Optional.empty());
+        return new PeerExperiment.Result(system, c, Optional.of(new Drain(rate, Double.NaN, 0.1)), Optional.empty());
     }
 
     private static PeerExperiment.Outcome outcome(PeerExperiment.Result... results) {
