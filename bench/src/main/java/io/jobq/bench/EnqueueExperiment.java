@@ -57,7 +57,7 @@ final class EnqueueExperiment {
 
     static final int BATCH = 1000;
     /** Calls of each path before the first cell, not counted (JIT, the server's first requests). */
-    static final int WARM_UP_CALLS = 200;
+    static final int WARM_UP_CALLS = 50;
 
     /** The floor's row: what jobq's enqueue writes for a runnable job, without the tenant's fair tag. */
     static final String INSERT_ONE = "INSERT INTO jobq.jobs (queue, tenant, task, payload, state, vtime, max_attempts) "
@@ -87,7 +87,7 @@ final class EnqueueExperiment {
             try {
                 jobs = URI.create("http://127.0.0.1:" + api.port() + "/jobs");
                 jobsBatch = URI.create("http://127.0.0.1:" + api.port() + "/jobs/batch");
-                for (Path p : Path.values()) measure(p, 1, p.jobsPerCall == 1 ? WARM_UP_CALLS : 3);
+                for (Path p : Path.values()) measure(p, 1, p.jobsPerCall == 1 ? WARM_UP_CALLS : 2);
                 progress.step("enqueue: warmed up (HTTP API on port %d)", api.port());
                 for (Path p : Path.values()) {
                     for (int c : plan.concurrencies()) {

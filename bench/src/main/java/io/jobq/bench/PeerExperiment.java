@@ -27,7 +27,7 @@ final class PeerExperiment {
      */
     record Outcome(List<Result> results, Map<String, List<String>> settings) {}
 
-    static final int WARM_UP_JOBS = 200;
+    static final int WARM_UP_JOBS = 100;
     static final int WARM_UP_CONCURRENCY = 4;
 
     private final Plan plan;

@@ -117,7 +117,10 @@ final class PeerReport {
         for (EnqueueExperiment.Cell c : r.enqueue) {
             out.append(String.format(Locale.ROOT, "enqueue %s, %d client(s): %.1f jobs/s%n", c.path().label, c.clients(), c.jobsPerSecond()));
         }
-        r.growth.ifPresent(g -> out.append("growth: ").append(g).append('\n'));
+        r.growth.ifPresent(g -> out.append(String.format(Locale.ROOT,
+                "growth: empty table %s jobs/s; beside %,d done rows %s jobs/s; filled in %.1f s; table %,d bytes%n",
+                String.join(", ", g.emptyRates().stream().map(Format::rate).toList()), g.doneRows(),
+                String.join(", ", g.grownRates().stream().map(Format::rate).toList()), g.fillSeconds(), g.tableBytes())));
         return out.toString();
     }
 
