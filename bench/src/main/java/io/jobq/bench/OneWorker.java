@@ -41,6 +41,13 @@ final class OneWorker {
                 + "pool " + poolSize(concurrency) + ", fair order, SKIP LOCKED, poll " + s.pollInterval().toMillis() + " ms, LISTEN off";
     }
 
+    /** The settings every concurrency shares, for a table that spans several. */
+    static String describeShape() {
+        WorkerSettings s = WorkerSettings.DEFAULTS;
+        return "claim batch " + s.claimBatchSize() + ", i.e. min(free slots, " + s.claimBatchSize() + ") per claim; pool max(10, c + 2); "
+                + "fair order; SKIP LOCKED; LISTEN off";
+    }
+
     /**
      * Drains {@code jobs} queued no-op jobs (the caller enqueued them) with one worker of
      * {@code concurrency} slots, and checks that every job in the table is done afterwards.

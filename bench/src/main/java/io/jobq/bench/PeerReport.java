@@ -26,8 +26,8 @@ final class PeerReport {
         }
         t.row(single.toArray(String[]::new)).row(rates.toArray(String[]::new)).row(perClaim.toArray(String[]::new));
         return "Deployment shape. The same " + Format.count(p.throughputJobs()) + " jobs, jobs/second, median of " + p.runs()
-                + " run(s): c workers of one slot each (as above),\nand ONE worker with c slots, as `jobq worker --concurrency c` runs ("
-                + OneWorker.describe(p.concurrencies().getLast()).replaceFirst("^one Worker, concurrency \\d+, ", "") + "):\n\n"
+                + " run(s): c workers of one slot each (as above),\nand ONE worker with c slots, as `jobq worker --concurrency c` runs\n("
+                + OneWorker.describeShape() + "):\n\n"
                 + t.render();
     }
 

@@ -50,4 +50,16 @@ class PeerReportTest {
         GrowthExperiment.Result g = new GrowthExperiment.Result(100_000, List.of(1000.0, 900.0, 1100.0), List.of(850.0), 1.5, 17 << 20);
         assertThat(PeerReport.growth(g, Plan.QUICK)).contains("beside 100,000 done rows (17 MB)").contains("0.85×");
     }
+
+    @Test
+    void deploymentShapePutsOneWorkerBesideTheSingleSlotWorkersOfTheSameCount() {
+        List<Cell> throughput = List.of(new Cell(ClaimStrategy.SKIP_LOCKED, 4, List.of(800.0), 1),
+                new Cell(ClaimStrategy.SKIP_LOCKED_BATCH, 4, List.of(9999.0), 3));
+        List<DeploymentCell> one = List.of(new DeploymentCell(4, List.of(1300.0, 1200.0, 1250.0), 1.75));
+        List<String> lines = PeerReport.deployment(one, throughput, Plan.QUICK).lines().toList();
+        assertThat(lines).anySatisfy(l -> assertThat(l).startsWith("c single-slot workers, SKIP LOCKED").contains(" 800 ")
+                .doesNotContain("9,999"));
+        assertThat(lines).anySatisfy(l -> assertThat(l).startsWith("one worker, --concurrency c").contains("1,250"));
+        assertThat(lines).anySatisfy(l -> assertThat(l).contains("jobs per claim").contains("1.75"));
+    }
 }
