@@ -13,7 +13,7 @@ import java.util.List;
  */
 final class GrowthExperiment {
     static final int CONCURRENCY = 4;
-    static final int WARM_UP_JOBS = 500;
+    static final int WARM_UP_JOBS = 200;
 
     /** The finished rows: done a day ago, one attempt each, of tenant "filler" (not the drained jobs' "bench"). */
     static final String FILL = """

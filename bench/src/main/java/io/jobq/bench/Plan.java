@@ -65,7 +65,7 @@ public record Plan(
             1_000, List.of(1, 4, 16), 1,
             10, 200, 1200,
             200, 4, Duration.ofSeconds(1), 100,
-            List.of(1, 4, 16), 400, 200, 4, 100_000, 1_000);
+            List.of(1, 4, 16), 400, 200, 4, 100_000, 500);
 
     /**
      * A copy with another throughput/floor size: for a machine too slow or too loaded to finish the
