@@ -41,8 +41,9 @@ final class PeerReport {
         }
         StringBuilder out = new StringBuilder();
         out.append("Peers. ").append(Format.count(p.peerJobs())).append(" no-op jobs queued up front (not timed), drained by one worker")
-                .append(" process (this JVM) with c slots,\njobs/second from the first job picked up to the last outcome committed (start-up not timed); each")
-                .append(" system on a fresh database of its own on\nthe same server, the three one after the other at each c, one run each:\n\n")
+                .append(" process (this JVM) with c\nslots; jobs/second from the first job picked up to the last outcome committed")
+                .append(" (start-up not timed).\nEach system on a fresh database of its own on the same server, the three one after")
+                .append(" the other at each c,\none run each:\n\n")
                 .append(rates.render());
         String jobq = systems.isEmpty() ? null : systems.getFirst();
         if (systems.size() > 1) {
@@ -100,7 +101,7 @@ final class PeerReport {
         return "Table growth. " + Format.count(p.growthJobs()) + " no-op jobs drained by one worker with "
                 + GrowthExperiment.CONCURRENCY + " slots, median of " + p.runs() + " run(s),\nwith and without "
                 + Format.count(g.doneRows()) + " finished rows in the table (inserted and vacuumed in "
-                + Format.seconds(g.fillSeconds()) + ", before timing; target: within 20%):\n\n" + t.render();
+                + Format.seconds(g.fillSeconds()) + ", before timing;\ntarget: within 20%):\n\n" + t.render();
     }
 
     static String raw(Results r) {
