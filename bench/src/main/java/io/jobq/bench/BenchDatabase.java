@@ -88,6 +88,59 @@ public final class BenchDatabase implements AutoCloseable {
         return pool;
     }
 
+    /**
+     * A fresh, empty database {@value #NAME}_{@code suffix} on the same server, for a peer's own tables
+     * (nothing of jobq's in it): dropped first if a crashed run left it, and dropped again by
+     * {@link Sibling#close()}.
+     */
+    public Sibling createSibling(String suffix) {
+        String name = NAME + "_" + suffix;
+        adminExecute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+        adminExecute("CREATE DATABASE " + name);
+        return new Sibling(name, url.withDatabase(name).jdbcUrl());
+    }
+
+    /** A database of {@link #createSibling}: its JDBC URL, and {@link #close()} drops it. */
+    public final class Sibling implements AutoCloseable {
+        private final String name;
+        private final String jdbcUrl;
+
+        private Sibling(String name, String jdbcUrl) {
+            this.name = name;
+            this.jdbcUrl = jdbcUrl;
+        }
+
+        /** With credentials, as {@link BenchDatabase#jdbcUrl()}. */
+        public String jdbcUrl() {
+            return jdbcUrl;
+        }
+
+        /** A pool of its own on this database, connected once before it is returned. */
+        public HikariDataSource pool(String poolName, int size) {
+            HikariDataSource pool = PostgresPool.create(jdbcUrl, size, poolName, Duration.ofSeconds(30));
+            try (Connection c = pool.getConnection()) {
+                c.isValid(5);
+            } catch (SQLException e) {
+                pool.close();
+                throw new IllegalStateException("cannot connect to " + name + ": " + e.getMessage(), e);
+            }
+            return pool;
+        }
+
+        @Override
+        public void close() {
+            adminExecute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+        }
+    }
+
+    private void adminExecute(String sql) {
+        try (Connection c = DriverManager.getConnection(admin.jdbcUrl()); Statement st = c.createStatement()) {
+            st.execute(sql);
+        } catch (SQLException e) {
+            throw new IllegalStateException("bench SQL failed: " + sql + ": " + e.getMessage(), e);
+        }
+    }
+
     /** A plain connection outside any pool (the floor's bare loops). */
     public Connection connect() throws SQLException {
         return DriverManager.getConnection(url.jdbcUrl());
@@ -140,7 +193,7 @@ public final class BenchDatabase implements AutoCloseable {
             }
             try (ResultSet rs = st.executeQuery("""
                     SELECT name, setting || coalesce(' ' || unit, '') FROM pg_settings
-                    WHERE name IN ('synchronous_commit', 'fsync', 'wal_sync_method', 'full_page_writes',
+                    WHERE name IN ('synchronous_commit', 'fsync', 'autovacuum', 'wal_sync_method', 'full_page_writes',
                                    'shared_buffers', 'max_connections', 'commit_delay', 'wal_buffers')
                     ORDER BY name""")) {
                 while (rs.next()) out.put(rs.getString(1), rs.getString(2));

@@ -29,16 +29,18 @@ import picocli.CommandLine.Option;
  * ({@code bench/results-quick.txt} with {@code --quick}).
  *
  * <p>Exit codes: 0 when every experiment ran and every check held; 1 when an experiment failed or a
- * check did not hold (fair p95 not below FIFO's, a chaos job lost or done twice); 2 for usage errors.
+ * check did not hold (fair p95 not below FIFO's, a chaos job lost or done twice, a peer that could not
+ * run); 2 for usage errors. Never for speed.
  */
 @Command(name = "jobq-bench", mixinStandardHelpOptions = true, version = "jobq-bench 0.1.0",
-        description = "jobq's benchmarks: the seed's four experiments plus the raw-SQL floor.",
+        description = "jobq's benchmarks: the seed's four experiments, the raw-SQL floor, the peers (db-scheduler, JobRunr), enqueue and table growth.",
         subcommands = {BenchMain.All.class, BenchMain.Fairness.class, BenchMain.Throughput.class,
-                BenchMain.Latency.class, BenchMain.Chaos.class, BenchMain.Floor.class, CommandLine.HelpCommand.class})
+                BenchMain.Latency.class, BenchMain.Chaos.class, BenchMain.Floor.class,
+                BenchMain.Peers.class, BenchMain.Enqueue.class, BenchMain.Growth.class, CommandLine.HelpCommand.class})
 public final class BenchMain implements Runnable {
 
     /** The experiments, in the order {@code all} runs them. */
-    enum Experiment { FAIRNESS, THROUGHPUT, FLOOR, LATENCY, CHAOS }
+    enum Experiment { FAIRNESS, THROUGHPUT, FLOOR, PEERS, ENQUEUE, GROWTH, LATENCY, CHAOS }
 
     public static void main(String[] args) {
         System.exit(new CommandLine(new BenchMain()).execute(args));
@@ -133,6 +135,24 @@ public final class BenchMain implements Runnable {
         Set<Experiment> experiments() { return EnumSet.of(Experiment.FLOOR); }
     }
 
+    @Command(name = "peers", mixinStandardHelpOptions = true, description = "jobq, db-scheduler and JobRunr drain the same jobs.")
+    static final class Peers extends Run {
+        String name() { return "peers"; }
+        Set<Experiment> experiments() { return EnumSet.of(Experiment.PEERS); }
+    }
+
+    @Command(name = "enqueue", mixinStandardHelpOptions = true, description = "Enqueue jobs/s: HTTP, JobClient, beside an INSERT floor.")
+    static final class Enqueue extends Run {
+        String name() { return "enqueue"; }
+        Set<Experiment> experiments() { return EnumSet.of(Experiment.ENQUEUE); }
+    }
+
+    @Command(name = "growth", mixinStandardHelpOptions = true, description = "Claim throughput with and without many done rows.")
+    static final class Growth extends Run {
+        String name() { return "growth"; }
+        Set<Experiment> experiments() { return EnumSet.of(Experiment.GROWTH); }
+    }
+
     int execute(String name, Set<Experiment> experiments, Options o) {
         quietLogs();
         Progress progress = new Progress(System.err);
@@ -158,8 +178,15 @@ public final class BenchMain implements Runnable {
                 try {
                     switch (e) {
                         case FAIRNESS -> results.fairness = new FairnessExperiment(db, plan, progress).run();
-                        case THROUGHPUT -> results.throughput = new ThroughputExperiment(db, plan, progress).run();
+                        case THROUGHPUT -> {
+                            ThroughputExperiment t = new ThroughputExperiment(db, plan, progress);
+                            results.throughput = t.run();
+                            results.deployment = t.runDeployment();
+                        }
                         case FLOOR -> results.floor = new FloorExperiment(db, plan, progress).run();
+                        case PEERS -> results.peers = Optional.of(new PeerExperiment(db, plan, progress).run());
+                        case ENQUEUE -> results.enqueue = new EnqueueExperiment(db, plan, progress).run();
+                        case GROWTH -> results.growth = Optional.of(new GrowthExperiment(db, plan, progress).run());
                         case LATENCY -> results.latency = new LatencyExperiment(db, plan, progress, o.seed).run();
                         case CHAOS -> {
                             results.chaos = Optional.of(new ChaosExperiment(db, plan, progress, jobqJar(o, benchJar()), o.seed).run());

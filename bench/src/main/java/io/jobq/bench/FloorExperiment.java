@@ -29,13 +29,13 @@ final class FloorExperiment {
      */
     static final String CLAIM = """
             WITH picked AS MATERIALIZED (
-                SELECT id FROM jobs
+                SELECT id FROM jobq.jobs
                 WHERE state = 'queued' AND queue = ?
                 ORDER BY vtime, id
                 LIMIT ?
                 FOR UPDATE%s
             )
-            UPDATE jobs j
+            UPDATE jobq.jobs j
             SET state = 'running', attempts = j.attempts + 1, locked_by = ?,
                 locked_until = now() + ?::float8 * interval '1 millisecond', started_at = now()
             FROM picked WHERE j.id = picked.id
@@ -50,14 +50,17 @@ final class FloorExperiment {
      * or to jOOQ renders it differently. Binds: {@code 'done'}, result (NULL as VARCHAR), locked_by and
      * locked_until (likewise), id, worker, attempt, {@code 'running'}: {@link #loop} binds them as jOOQ does.
      */
-    static final String COMPLETE = "update \"jobs\" set \"state\" = ?, \"result\" = cast(? as jsonb), "
-            + "\"last_error\" = \"jobs\".\"last_error\", \"finished_at\" = cast(current_timestamp as timestamp with time zone), "
+    static final String COMPLETE = "update \"jobq\".\"jobs\" set \"state\" = ?, \"result\" = cast(? as jsonb), "
+            + "\"last_error\" = \"jobq\".\"jobs\".\"last_error\", \"finished_at\" = cast(current_timestamp as timestamp with time zone), "
             + "\"locked_by\" = ?, \"locked_until\" = cast(? as timestamp(6) with time zone) "
-            + "where (\"jobs\".\"id\" = ? and \"jobs\".\"locked_by\" = ? and \"jobs\".\"attempts\" = ? and \"jobs\".\"state\" = ?) "
-            + "returning \"jobs\".\"id\", \"jobs\".\"queue\", \"jobs\".\"tenant\", \"jobs\".\"task\", \"jobs\".\"payload\", "
-            + "\"jobs\".\"result\", \"jobs\".\"state\", \"jobs\".\"vtime\", \"jobs\".\"run_at\", \"jobs\".\"attempts\", "
-            + "\"jobs\".\"max_attempts\", \"jobs\".\"locked_by\", \"jobs\".\"locked_until\", \"jobs\".\"last_error\", "
-            + "\"jobs\".\"idempotency_key\", \"jobs\".\"created_at\", \"jobs\".\"started_at\", \"jobs\".\"finished_at\"";
+            + "where (\"jobq\".\"jobs\".\"id\" = ? and \"jobq\".\"jobs\".\"locked_by\" = ? and \"jobq\".\"jobs\".\"attempts\" = ? "
+            + "and \"jobq\".\"jobs\".\"state\" = ?) "
+            + "returning \"jobq\".\"jobs\".\"id\", \"jobq\".\"jobs\".\"queue\", \"jobq\".\"jobs\".\"tenant\", \"jobq\".\"jobs\".\"task\", "
+            + "\"jobq\".\"jobs\".\"payload\", \"jobq\".\"jobs\".\"result\", \"jobq\".\"jobs\".\"state\", \"jobq\".\"jobs\".\"vtime\", "
+            + "\"jobq\".\"jobs\".\"run_at\", \"jobq\".\"jobs\".\"attempts\", \"jobq\".\"jobs\".\"max_attempts\", "
+            + "\"jobq\".\"jobs\".\"locked_by\", \"jobq\".\"jobs\".\"locked_until\", \"jobq\".\"jobs\".\"last_error\", "
+            + "\"jobq\".\"jobs\".\"idempotency_key\", \"jobq\".\"jobs\".\"created_at\", \"jobq\".\"jobs\".\"started_at\", "
+            + "\"jobq\".\"jobs\".\"finished_at\"";
 
     /** The lease the floor's claims take, as jobq's default: 30 s. */
     static final long LEASE_MS = 30_000;

@@ -35,4 +35,9 @@ public final class Format {
     public static String percent(double ratio) {
         return String.format(Locale.ROOT, "%.0f%%", ratio * 100);
     }
+
+    /** A ratio of two rates with two decimals: 1.234 → "1.23×". */
+    public static String ratio(double r) {
+        return String.format(Locale.ROOT, "%.2f×", r);
+    }
 }

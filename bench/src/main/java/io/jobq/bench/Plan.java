@@ -22,6 +22,13 @@ import java.util.List;
  * @param chaosProcesses worker processes alive at once. Full: 4.
  * @param chaosKillEvery one worker process is SIGKILLed and replaced this often. Full: 1 s.
  * @param chaosJobMs how long each chaos job sleeps after recording its side effect, in ms. Full: 100.
+ * @param concurrencies the slots of one worker process (jobq's deployment shape, the peers) and the
+ *     concurrent clients of the enqueue experiment. Full: 1, 4, 16.
+ * @param peerJobs no-op jobs each system drains per run of the peer comparison. Full: 20,000.
+ * @param enqueueJobs jobs per cell of the one-job-per-call enqueue rows. Full: 2,000.
+ * @param enqueueBatches batches of 1,000 per cell of the batch enqueue rows (at least one per client). Full: 20.
+ * @param growthRows finished rows in the table for the second half of the table-growth experiment. Full: 1,000,000.
+ * @param growthJobs no-op jobs drained in each run of the table-growth experiment. Full: 10,000.
  */
 public record Plan(
         int fairBigJobs,
@@ -38,19 +45,27 @@ public record Plan(
         int chaosJobs,
         int chaosProcesses,
         Duration chaosKillEvery,
-        int chaosJobMs) {
+        int chaosJobMs,
+        List<Integer> concurrencies,
+        int peerJobs,
+        int enqueueJobs,
+        int enqueueBatches,
+        int growthRows,
+        int growthJobs) {
 
     /** The sizes. */
     public static final Plan FULL = new Plan(10_000, 5, Duration.ofMillis(100), 8, 5,
             20_000, List.of(1, 2, 4, 8, 16), 3,
             60, 200, 1200,
-            1_000, 4, Duration.ofSeconds(1), 100);
+            1_000, 4, Duration.ofSeconds(1), 100,
+            List.of(1, 4, 16), 20_000, 2_000, 20, 1_000_000, 10_000);
 
     /** Everything shrunk for CI: same shapes, fewer jobs, one run per cell, three worker counts. */
     public static final Plan QUICK = new Plan(1_000, 5, Duration.ofMillis(100), 8, 5,
             1_000, List.of(1, 4, 16), 1,
             10, 200, 1200,
-            200, 4, Duration.ofSeconds(1), 100);
+            200, 4, Duration.ofSeconds(1), 100,
+            List.of(1, 4, 16), 400, 200, 4, 100_000, 500);
 
     /**
      * A copy with another throughput/floor size: for a machine too slow or too loaded to finish the
@@ -58,14 +73,18 @@ public record Plan(
      */
     public Plan withThroughput(int jobs, int newRuns) {
         return new Plan(fairBigJobs, fairSmallTenants, fairSmallEvery, fairWorkers, fairJobMs, jobs, workerCounts, newRuns,
-                latencyJobs, latencyGapMinMs, latencyGapMaxMs, chaosJobs, chaosProcesses, chaosKillEvery, chaosJobMs);
+                latencyJobs, latencyGapMinMs, latencyGapMaxMs, chaosJobs, chaosProcesses, chaosKillEvery, chaosJobMs,
+                concurrencies, peerJobs, enqueueJobs, enqueueBatches, growthRows, growthJobs);
     }
 
     public Plan {
         workerCounts = List.copyOf(workerCounts);
-        if (fairBigJobs < 1 || throughputJobs < 1 || latencyJobs < 1 || chaosJobs < 1 || runs < 1) {
+        concurrencies = List.copyOf(concurrencies);
+        if (fairBigJobs < 1 || throughputJobs < 1 || latencyJobs < 1 || chaosJobs < 1 || runs < 1 || peerJobs < 1
+                || enqueueJobs < 1 || enqueueBatches < 1 || growthRows < 1 || growthJobs < 1) {
             throw new IllegalArgumentException("every job count and the run count must be >= 1");
         }
+        if (concurrencies.isEmpty()) throw new IllegalArgumentException("concurrencies must not be empty");
         if (workerCounts.isEmpty()) throw new IllegalArgumentException("workerCounts must not be empty");
         if (latencyGapMinMs < 0 || latencyGapMaxMs < latencyGapMinMs) {
             throw new IllegalArgumentException("latency gaps must satisfy 0 <= min <= max");

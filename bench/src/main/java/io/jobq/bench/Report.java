@@ -46,6 +46,10 @@ final class Report {
             out.append("jobq's throughput as a fraction of the floor:\n\n")
                     .append(fractionTable(r.throughput, r.floor, h.plan().workerCounts())).append('\n');
         }
+        if (!r.deployment.isEmpty()) out.append(PeerReport.deployment(r.deployment, r.throughput, h.plan())).append('\n');
+        r.peers.ifPresent(o -> out.append(PeerReport.peers(o, h.plan())).append('\n'));
+        if (!r.enqueue.isEmpty()) out.append(PeerReport.enqueue(r.enqueue, h.plan())).append('\n');
+        r.growth.ifPresent(g -> out.append(PeerReport.growth(g, h.plan())).append('\n'));
         if (!r.latency.isEmpty()) out.append(latency(r.latency, h.plan())).append('\n');
         r.chaos.ifPresent(c -> out.append(chaos(c, h.plan())).append('\n'));
         out.append(checks(r));
@@ -174,6 +178,7 @@ final class Report {
                     l.mechanism(), l.latencyMs().count(), l.latencyMs().min(), l.latencyMs().p50(), l.latencyMs().p95(), l.latencyMs().max()));
         }
         r.chaos.ifPresent(c -> out.append("chaos: ").append(c).append('\n'));
+        out.append(PeerReport.raw(r));
         return out.toString();
     }
 

@@ -16,6 +16,11 @@ final class Results {
     List<Cell> floor = List.of();
     List<LatencyExperiment.Result> latency = List.of();
     Optional<ChaosExperiment.Result> chaos = Optional.empty();
+    Optional<PeerExperiment.Outcome> peers = Optional.empty();
+    List<EnqueueExperiment.Cell> enqueue = List.of();
+    Optional<GrowthExperiment.Result> growth = Optional.empty();
+    /** jobq as users deploy it: one worker with c slots, per c (the throughput experiment's second part). */
+    List<DeploymentCell> deployment = List.of();
     /** Experiment name → what went wrong. */
     final Map<String, String> errors = new LinkedHashMap<>();
 
@@ -27,6 +32,9 @@ final class Results {
     List<String> failedChecks() {
         List<String> out = new ArrayList<>();
         errors.forEach((name, error) -> out.add(name + " failed: " + error));
+        // A peer that does not run is the bench's own fault (its setup of that peer), not a speed result.
+        peers.ifPresent(p -> p.results().forEach(r -> r.error().ifPresent(e ->
+                out.add("peers: " + r.system() + " at concurrency " + r.concurrency() + " failed: " + e))));
         Optional<FairnessExperiment.Result> fifo = fairness.stream().filter(r -> r.order() == io.jobq.postgres.ClaimOrder.FIFO).findFirst();
         Optional<FairnessExperiment.Result> fair = fairness.stream().filter(r -> r.order() == io.jobq.postgres.ClaimOrder.FAIR).findFirst();
         if (fifo.isPresent() && fair.isPresent() && !(fair.get().smallWaitMs().p95() < fifo.get().smallWaitMs().p95())) {

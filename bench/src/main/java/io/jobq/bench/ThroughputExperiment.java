@@ -35,6 +35,31 @@ final class ThroughputExperiment {
         return Cell.measure(plan, progress, "throughput %s, %d worker(s)", this::runOnce);
     }
 
+    /**
+     * The deployment shape: for each c of {@link Plan#concurrencies()}, ONE worker with c slots (as
+     * {@code jobq worker --concurrency c} runs), beside the rows above, where c workers have one slot each.
+     * Same jobs and runs as the rows above.
+     */
+    List<DeploymentCell> runDeployment() {
+        List<DeploymentCell> cells = new ArrayList<>();
+        for (int c : plan.concurrencies()) {
+            List<Double> rates = new ArrayList<>();
+            double claimed = 0;
+            for (int r = 1; r <= plan.runs(); r++) {
+                db.reset();
+                NoopJobs.enqueue(db, plan.throughputJobs());
+                Drain d = OneWorker.drain(db, "tp-one-" + c, c, plan.throughputJobs());
+                rates.add(d.jobsPerSecond());
+                claimed += d.jobsPerClaim();
+                progress.step("throughput one worker, concurrency %d, run %d/%d: %s jobs/s, %.2f jobs per claim", c, r, plan.runs(),
+                        Format.rate(d.jobsPerSecond()), d.jobsPerClaim());
+            }
+            // The mean of the runs' means (each run drains the same jobs).
+            cells.add(new DeploymentCell(c, rates, claimed / plan.runs()));
+        }
+        return cells;
+    }
+
     private double runOnce(ClaimStrategy s, int workers, AtomicLong claims, AtomicLong claimed) {
         db.reset();
         int n = plan.throughputJobs();

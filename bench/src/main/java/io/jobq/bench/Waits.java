@@ -2,6 +2,7 @@ package io.jobq.bench;
 
 import java.time.Duration;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 
 /** Waiting for a condition the database or the workers will make true, with a deadline. */
 final class Waits {
@@ -18,6 +19,26 @@ final class Waits {
             if (System.nanoTime() > deadline) throw new BenchException("timed out after " + timeout.toSeconds() + " s waiting for " + what);
             sleep(every);
         }
+    }
+
+    /**
+     * The end of a timed drain: waits (1 ms steps, in this JVM only) until {@code ran} reaches
+     * {@code jobs}, then asks the database every 2 ms until {@code doneInDatabase} holds, and returns
+     * {@link System#nanoTime()} at that moment. So every system's drain ends when its last outcome is
+     * committed, whether or not its own callbacks fire before the commit.
+     *
+     * @throws BenchException if that takes longer than {@code timeout}
+     */
+    static long drained(LongSupplier ran, long jobs, BooleanSupplier doneInDatabase, Duration timeout, String what) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (ran.getAsLong() < jobs) {
+            if (System.nanoTime() > deadline) {
+                throw new BenchException(what + ": " + ran.getAsLong() + " of " + jobs + " jobs ran within " + timeout.toSeconds() + " s");
+            }
+            sleep(Duration.ofMillis(1));
+        }
+        until(doneInDatabase, Duration.ofMillis(2), Duration.ofNanos(Math.max(0, deadline - System.nanoTime())), what + " to commit its last outcome");
+        return System.nanoTime();
     }
 
     static void sleep(Duration d) {

@@ -1,0 +1,87 @@
+package io.jobq.bench;
+
+import io.jobq.application.worker.HandlerRegistry;
+import io.jobq.application.worker.WorkerListener;
+import io.jobq.application.worker.WorkerSettings;
+import io.jobq.domain.job.Job;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * jobq the way users deploy it: ONE worker with {@code --concurrency c} and the launcher's defaults
+ * otherwise (claim batch {@value #CLAIM_BATCH}, fair order, SKIP LOCKED), draining the jobs already
+ * queued in the bench database. The throughput experiment's deployment rows, the peer comparison
+ * and the table-growth experiment all measure jobq through here, so they measure the same thing.
+ */
+final class OneWorker {
+    /** The launcher's default claim batch ({@code WorkerSettings.DEFAULTS}). */
+    static final int CLAIM_BATCH = WorkerSettings.DEFAULTS.claimBatchSize();
+
+    private OneWorker() {}
+
+    /**
+     * Connections of the worker's pool: the launcher's default of 10 ({@code JOBQ_POOL_SIZE}), or
+     * c + 2 where c is larger (a job thread's outcome write, the claim loop, heartbeat and maintenance).
+     * The peers get the same pool size at the same concurrency.
+     */
+    static int poolSize(int concurrency) {
+        return Math.max(10, concurrency + 2);
+    }
+
+    /** Defaults but the slots; polling only, since every job is queued before the start. */
+    static WorkerSettings settings(int concurrency) {
+        return WorkerSettings.builder().concurrency(concurrency).listen(false).build();
+    }
+
+    /** What the report prints as jobq's settings at this concurrency. */
+    static String describe(int concurrency) {
+        WorkerSettings s = settings(concurrency);
+        return "one Worker, concurrency " + concurrency + ", claim batch " + s.claimBatchSize() + " (min(free slots, batch) per claim), "
+                + "pool " + poolSize(concurrency) + ", fair order, SKIP LOCKED, poll " + s.pollInterval().toMillis() + " ms, LISTEN off";
+    }
+
+    /** The settings every concurrency shares, for a table that spans several. */
+    static String describeShape() {
+        WorkerSettings s = WorkerSettings.DEFAULTS;
+        return "claim batch " + s.claimBatchSize() + ", i.e. min(free slots, " + s.claimBatchSize() + ") per claim; pool max(10, c + 2); "
+                + "fair order; SKIP LOCKED; LISTEN off";
+    }
+
+    /**
+     * Drains {@code jobs} queued no-op jobs (the caller enqueued them) with one worker of
+     * {@code concurrency} slots, and checks that every job in the table is done afterwards.
+     */
+    static Drain drain(BenchDatabase db, String name, int concurrency, int jobs) {
+        AtomicLong done = new AtomicLong();
+        AtomicLong claims = new AtomicLong();
+        AtomicLong claimed = new AtomicLong();
+        AtomicLong firstJob = new AtomicLong();
+        WorkerListener listener = new WorkerListener() {
+            @Override
+            public void claimed(List<Job> got) {
+                firstJob.compareAndSet(0, System.nanoTime());
+                claims.incrementAndGet();
+                claimed.addAndGet(got.size());
+            }
+
+            @Override
+            public void completed(Job job) {
+                done.incrementAndGet();
+            }
+        };
+        long start;
+        long end;
+        try (WorkerGroup group = new WorkerGroup(db, name, 1, poolSize(concurrency), ClaimStrategy.SKIP_LOCKED.storeOptions(),
+                HandlerRegistry.withBuiltIns(), settings(concurrency), listener)) {
+            start = System.nanoTime();
+            group.start();
+            // Both counts use partial indexes, so the check stays cheap with a million done rows beside.
+            end = Waits.drained(done::get, jobs, () -> db.queryLong("SELECT (SELECT count(*) FROM jobs WHERE state = 'queued') "
+                    + "+ (SELECT count(*) FROM jobs WHERE state = 'running')") == 0, Duration.ofMinutes(15), "jobq " + name);
+        }
+        long notDone = db.queryLong("SELECT count(*) FROM jobs WHERE state <> 'done'");
+        if (notDone != 0) throw new BenchException(notDone + " jobs not done after jobq " + name);
+        return Drain.timed(jobs, start, firstJob.get(), end, claims.get() == 0 ? Double.NaN : (double) claimed.get() / claims.get());
+    }
+}
