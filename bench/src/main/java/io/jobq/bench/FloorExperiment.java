@@ -13,10 +13,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Experiment 5, the floor: the store's own claim and complete statements driven by a bare JDBC loop
+ * Experiment 5, the floor: the store's own claim and outcome statements driven by a bare JDBC loop
  * per worker (one platform thread, one auto-commit connection, no pool, no worker runtime, no handler
- * dispatch, no heartbeat or maintenance): claim up to b jobs, complete each, repeat until a claim
- * comes back empty. Same jobs, worker counts and batch sizes as {@link ThroughputExperiment}; the
+ * dispatch, no heartbeat or maintenance): claim up to b jobs, complete them in one statement, repeat
+ * until a claim comes back empty: two commits per claim, the least a queue with leases can do. Same jobs, worker counts and batch sizes as {@link ThroughputExperiment}; the
  * report divides jobq's jobs/s by this one, cell by cell.
  */
 final class FloorExperiment {
@@ -42,25 +42,34 @@ final class FloorExperiment {
             RETURNING j.*""";
 
     /**
-     * {@code PostgresJobStore.complete} without a result (a no-op job's): the fenced UPDATE, verbatim as
-     * jOOQ renders the store's {@code markDone}, returning the row the store maps to the job it reports.
-     * The store builds it with jOOQ's DSL, so a hand-written equivalent would be a different statement
-     * (other casts, other binds, {@code *} for the column list); the floor runs the very same text
-     * instead, and {@code FloorStatementsTest} fails, showing the new text, when a change to the store
-     * or to jOOQ renders it differently. Binds: {@code 'done'}, result (NULL as VARCHAR), locked_by and
-     * locked_until (likewise), id, worker, attempt, {@code 'running'}: {@link #loop} binds them as jOOQ does.
+     * The store's outcome statement ({@code OutcomeStatement}, which a worker's flush sends for a batch of
+     * outcomes), as jOOQ renders it: the floor completes everything one claim took in ONE execution, as a
+     * busy worker's batched completion does. {@code FloorStatementsTest} compares it, binds included,
+     * with what the store sends. Binds, each an array literal with one element per job bound as jOOQ
+     * binds arrays ({@code setObject(text, Types.OTHER)}): ids, workers, attempts, states, results,
+     * errors, retry delays.
      */
-    static final String COMPLETE = "update \"jobq\".\"jobs\" set \"state\" = ?, \"result\" = cast(? as jsonb), "
-            + "\"last_error\" = \"jobq\".\"jobs\".\"last_error\", \"finished_at\" = cast(current_timestamp as timestamp with time zone), "
-            + "\"locked_by\" = ?, \"locked_until\" = cast(? as timestamp(6) with time zone) "
-            + "where (\"jobq\".\"jobs\".\"id\" = ? and \"jobq\".\"jobs\".\"locked_by\" = ? and \"jobq\".\"jobs\".\"attempts\" = ? "
-            + "and \"jobq\".\"jobs\".\"state\" = ?) "
-            + "returning \"jobq\".\"jobs\".\"id\", \"jobq\".\"jobs\".\"queue\", \"jobq\".\"jobs\".\"tenant\", \"jobq\".\"jobs\".\"task\", "
-            + "\"jobq\".\"jobs\".\"payload\", \"jobq\".\"jobs\".\"result\", \"jobq\".\"jobs\".\"state\", \"jobq\".\"jobs\".\"vtime\", "
-            + "\"jobq\".\"jobs\".\"run_at\", \"jobq\".\"jobs\".\"attempts\", \"jobq\".\"jobs\".\"max_attempts\", "
-            + "\"jobq\".\"jobs\".\"locked_by\", \"jobq\".\"jobs\".\"locked_until\", \"jobq\".\"jobs\".\"last_error\", "
-            + "\"jobq\".\"jobs\".\"idempotency_key\", \"jobq\".\"jobs\".\"created_at\", \"jobq\".\"jobs\".\"started_at\", "
-            + "\"jobq\".\"jobs\".\"finished_at\"";
+    static final String COMPLETE = """
+            WITH o AS (
+                SELECT * FROM unnest(cast(? as bigint[])::bigint[], cast(? as varchar[])::text[], cast(? as int[])::int[], cast(? as varchar[])::text[], cast(? as varchar[])::text[], cast(? as varchar[])::text[], cast(? as double precision[])::float8[])
+                    AS o(id, worker, attempt, state, result, last_error, retry_ms)
+            ), fenced AS (
+                SELECT j.id FROM jobq.jobs j JOIN o ON j.id = o.id
+                WHERE j.locked_by = o.worker AND j.attempts = o.attempt AND j.state = 'running'
+                ORDER BY j.id
+                FOR NO KEY UPDATE OF j
+            )
+            UPDATE jobq.jobs j SET
+                state = o.state,
+                result = CASE WHEN o.state = 'done' THEN o.result::jsonb ELSE j.result END,
+                last_error = coalesce(o.last_error, j.last_error),
+                finished_at = CASE WHEN o.state = 'scheduled' THEN NULL ELSE now() END,
+                run_at = CASE WHEN o.state = 'scheduled' THEN now() + o.retry_ms * interval '1 millisecond' ELSE j.run_at END,
+                locked_by = NULL,
+                locked_until = NULL
+            FROM o JOIN fenced f ON f.id = o.id
+            WHERE j.id = o.id
+            RETURNING j.*""";
 
     /** The lease the floor's claims take, as jobq's default: 30 s. */
     static final long LEASE_MS = 30_000;
@@ -132,9 +141,9 @@ final class FloorExperiment {
     }
 
     /**
-     * One worker's loop: claim up to {@code batch} jobs, complete each, until a claim comes back empty.
-     * The statements are parameters only so that {@code FloorStatementsTest} can show a drifted one is
-     * caught; the experiment always passes {@link #claimSql(ClaimStrategy)} and {@link #COMPLETE}.
+     * One worker's loop: claim up to {@code batch} jobs, complete them all in one statement, until a claim
+     * comes back empty. The statements are parameters only so that {@code FloorStatementsTest} can show a
+     * drifted one is caught; the experiment always passes {@link #claimSql(ClaimStrategy)} and {@link #COMPLETE}.
      * Binds that never change are set once, as a prepared statement keeps them across executions.
      */
     static void loop(Connection c, String claimSql, String completeSql, String worker, int batch, AtomicLong completed,
@@ -144,36 +153,44 @@ final class FloorExperiment {
             claim.setInt(2, batch);
             claim.setString(3, worker);
             claim.setLong(4, LEASE_MS);
-            // jOOQ binds these as values, not literals, and its NULLs as VARCHAR: the same here.
-            complete.setString(1, "done");
-            complete.setNull(2, Types.VARCHAR);
-            complete.setNull(3, Types.VARCHAR);
-            complete.setNull(4, Types.VARCHAR);
-            complete.setString(6, worker);
-            complete.setString(8, "running");
-            long[] ids = new long[batch];
-            int[] attempts = new int[batch];
+            List<String> ids = new ArrayList<>(batch);
+            List<String> attempts = new ArrayList<>(batch);
             while (true) {
-                int got = 0;
+                ids.clear();
+                attempts.clear();
                 try (ResultSet rs = claim.executeQuery()) {
                     while (rs.next()) {
-                        ids[got] = rs.getLong("id");
-                        attempts[got] = rs.getInt("attempts");
-                        got++;
+                        ids.add(Long.toString(rs.getLong("id")));
+                        attempts.add(Integer.toString(rs.getInt("attempts")));
                     }
                 }
+                int got = ids.size();
                 if (got == 0) return; // drained: every job was queued before the start
                 claims.incrementAndGet();
                 claimed.addAndGet(got);
-                for (int i = 0; i < got; i++) {
-                    complete.setLong(5, ids[i]);
-                    complete.setInt(7, attempts[i]);
-                    try (ResultSet rs = complete.executeQuery()) {
-                        if (!rs.next()) throw new SQLException("complete of job " + ids[i] + " was refused by its fence");
-                    }
-                    completed.incrementAndGet();
+                complete.setObject(1, arrayLiteral(ids), Types.OTHER);
+                complete.setObject(2, arrayLiteral(java.util.Collections.nCopies(got, quoted(worker))), Types.OTHER);
+                complete.setObject(3, arrayLiteral(attempts), Types.OTHER);
+                complete.setObject(4, arrayLiteral(java.util.Collections.nCopies(got, quoted("done"))), Types.OTHER);
+                String nulls = arrayLiteral(java.util.Collections.nCopies(got, "null"));
+                for (int p = 5; p <= 7; p++) complete.setObject(p, nulls, Types.OTHER);
+                int done = 0;
+                try (ResultSet rs = complete.executeQuery()) {
+                    while (rs.next()) done++;
                 }
+                if (done != got) throw new SQLException("the fence refused " + (got - done) + " of " + got + " completions");
+                completed.addAndGet(done);
             }
         }
+    }
+
+    /** A PostgreSQL array literal of already-formatted elements, as jOOQ writes one: {@code {1,2}}. */
+    private static String arrayLiteral(List<String> elements) {
+        return "{" + String.join(",", elements) + "}";
+    }
+
+    /** An array element quoted as jOOQ quotes text (worker names and states hold no quote or backslash). */
+    private static String quoted(String text) {
+        return "\"" + text + "\"";
     }
 }

@@ -5,6 +5,7 @@ import io.jobq.application.worker.WorkerListener;
 import io.jobq.application.worker.WorkerSettings;
 import io.jobq.domain.job.Job;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;

@@ -57,7 +57,7 @@ class FloorStatementsTest {
         List<Execution> store = storeRun(db, s);
         // What the comparison covers: claim, complete, the empty claim that ends a drain.
         assertThat(store).hasSize(3);
-        assertThat(store.get(1).sql()).startsWith("update \"jobq\".\"jobs\" set \"state\"");
+        assertThat(store.get(1).sql()).contains("UPDATE jobq.jobs j SET");
 
         assertSameStatements(floorRun(db, s, claimSql(s), COMPLETE, s.batch), store);
     }
@@ -73,9 +73,9 @@ class FloorStatementsTest {
                         claimSql(SKIP_LOCKED), COMPLETE, 1),
                 arguments(SKIP_LOCKED_BATCH, "claim binding another limit",
                         claimSql(SKIP_LOCKED_BATCH), COMPLETE, 5),
-                // Harmless to the row, yet a different statement: the floor must not "tidy" jOOQ's text.
-                arguments(SKIP_LOCKED, "complete without the no-op last_error assignment",
-                        claimSql(SKIP_LOCKED), COMPLETE.replace("\"last_error\" = \"jobq\".\"jobs\".\"last_error\", ", ""), 1));
+                // Harmless to one job, yet a different statement: the floor must not "tidy" the store's text.
+                arguments(SKIP_LOCKED, "complete without locking in id order",
+                        claimSql(SKIP_LOCKED), COMPLETE.replace("ORDER BY j.id\n", ""), 1));
     }
 
     @ParameterizedTest(name = "{1}")
