@@ -25,8 +25,8 @@ import java.util.function.IntSupplier;
  * that made it so, and a busy worker pays about one commit per batch instead of one per job.
  *
  * <p>A flush takes every outcome waiting, up to {@code maxBatch}; while other runs in hand are still going
- * it waits up to {@code flushWait} for theirs, and never when every run in hand has reported (a lone run is
- * written at once). Two outcomes of one job (two attempts of it in this worker) go in different flushes.
+ * it waits up to {@code flushWait} for theirs, and never when every run in hand has reported; a run alone in
+ * hand writes on its own thread, with no hand-over at all. Two outcomes of one job (two attempts of it in this worker) go in different flushes.
  * A flush that throws fails every write in it, each of which its run's {@link OutcomeRecorder} may try
  * again; nothing is lost meanwhile, since the runs' leases stand until they lapse. With
  * {@code maxBatch == 1} there is no flusher: each run writes on its own thread.
@@ -73,7 +73,8 @@ final class OutcomeBatcher implements AutoCloseable {
      * @throws RuntimeException or Error: what the flush's store call threw (the write may be tried again)
      */
     FencedWrite write(OutcomeWrite write) {
-        if (flusher == null || closed || !flusher.isAlive()) return direct(write);
+        // Alone in hand, there is nothing to share a commit with: skip the hand-over to the flusher thread.
+        if (flusher == null || closed || !flusher.isAlive() || runsInHand.getAsInt() <= 1) return direct(write);
         Pending p = new Pending(write, new CompletableFuture<>());
         queue.add(p);
         boolean interrupted = false;
