@@ -19,8 +19,6 @@ import java.sql.PreparedStatement;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Enqueue throughput: jobs/s into an empty queue through each way in, at each client count of
@@ -110,33 +108,20 @@ final class EnqueueExperiment {
         db.execute("INSERT INTO tenants (queue, tenant) VALUES ('default', 'default')"); // the floor's rows need it
         int perClient = (calls + clients - 1) / clients;
         List<Caller> callers = new ArrayList<>();
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        CountDownLatch go = new CountDownLatch(1);
-        List<Thread> threads = new ArrayList<>();
         try {
-            for (int i = 0; i < clients; i++) callers.add(caller(p));
-            for (Caller caller : callers) {
-                threads.add(Thread.ofPlatform().start(() -> {
-                    try {
-                        go.await();
-                        for (int k = 0; k < perClient; k++) caller.call();
-                    } catch (Throwable t) {
-                        failure.compareAndSet(null, t);
-                    }
-                }));
+            List<StartingGun.Loop> loops = new ArrayList<>();
+            for (int i = 0; i < clients; i++) {
+                Caller caller = caller(p);
+                callers.add(caller);
+                loops.add(() -> {
+                    for (int k = 0; k < perClient; k++) caller.call();
+                });
             }
-            long start = System.nanoTime();
-            go.countDown();
-            for (Thread t : threads) t.join();
-            long end = System.nanoTime();
-            if (failure.get() != null) throw new BenchException("enqueue " + p.label + " failed: " + failure.get(), failure.get());
+            long took = StartingGun.time("enqueue " + p.label, loops);
             long expected = (long) perClient * clients * p.jobsPerCall;
             long queued = db.queryLong("SELECT count(*) FROM jobs WHERE state = 'queued'");
             if (queued != expected) throw new BenchException("enqueue " + p.label + ": " + queued + " jobs queued, expected " + expected);
-            return expected / ((end - start) / 1e9);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new BenchException("interrupted");
+            return expected / (took / 1e9);
         } finally {
             for (Caller c : callers) c.close();
         }

@@ -8,9 +8,7 @@ import java.sql.SQLException;
 import java.sql.Types;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Experiment 5, the floor: the store's own claim and outcome statements driven by a bare JDBC loop
@@ -95,35 +93,19 @@ final class FloorExperiment {
         String claimSql = claimSql(s);
         List<Connection> connections = new ArrayList<>();
         AtomicLong completed = new AtomicLong();
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        CountDownLatch go = new CountDownLatch(1);
-        List<Thread> threads = new ArrayList<>();
         try {
-            for (int i = 0; i < loops; i++) connections.add(db.connect());
+            List<StartingGun.Loop> workers = new ArrayList<>();
             for (int i = 0; i < loops; i++) {
-                Connection c = connections.get(i);
+                Connection c = db.connect();
+                connections.add(c);
                 String worker = "floor-" + i;
-                threads.add(Thread.ofPlatform().name(worker).start(() -> {
-                    try {
-                        go.await();
-                        loop(c, claimSql, COMPLETE, worker, s.batch, completed, claims, claimed);
-                    } catch (Throwable t) {
-                        failure.compareAndSet(null, t);
-                    }
-                }));
+                workers.add(() -> loop(c, claimSql, COMPLETE, worker, s.batch, completed, claims, claimed));
             }
-            long start = System.nanoTime();
-            go.countDown();
-            for (Thread t : threads) t.join();
-            long end = System.nanoTime();
-            if (failure.get() != null) throw new BenchException("floor loop failed: " + failure.get(), failure.get());
+            long took = StartingGun.time("floor loop", workers);
             if (completed.get() != n) throw new BenchException("floor completed " + completed.get() + " of " + n + " jobs");
-            return n / ((end - start) / 1e9);
+            return n / (took / 1e9);
         } catch (SQLException e) {
             throw new BenchException("floor could not connect: " + e.getMessage(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new BenchException("interrupted");
         } finally {
             for (Connection c : connections) {
                 try {

@@ -31,7 +31,7 @@ import java.util.function.IntSupplier;
  * again; nothing is lost meanwhile, since the runs' leases stand until they lapse. With
  * {@code maxBatch == 1} there is no flusher: each run writes on its own thread.
  */
-final class OutcomeBatcher implements AutoCloseable {
+final class OutcomeBatcher {
     /** One outcome waiting for its flush. */
     private record Pending(OutcomeWrite write, CompletableFuture<FencedWrite> answer) {}
 
@@ -112,8 +112,8 @@ final class OutcomeBatcher implements AutoCloseable {
         if (flusher != null && flusher.isAlive()) flusher.join(timeout);
     }
 
-    @Override
-    public void close() throws InterruptedException {
+    /** {@link #close(Duration)} with 5 s. */
+    void close() throws InterruptedException {
         close(Duration.ofSeconds(5));
     }
 

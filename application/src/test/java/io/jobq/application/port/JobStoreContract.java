@@ -452,7 +452,6 @@ public abstract class JobStoreContract {
         }
     }
 
-    /** The store writes the decision it is given, whatever attempts the job has left; it decides nothing. */
     /** {@link JobStore#recordOutcomes}: each write fenced on its own, all answered in order. */
     @Nested
     class BatchedOutcomes {
@@ -516,6 +515,7 @@ public abstract class JobStoreContract {
         }
     }
 
+    /** The store writes the decision it is given, whatever attempts the job has left; it decides nothing. */
     @Nested
     class Failures {
         @Test
