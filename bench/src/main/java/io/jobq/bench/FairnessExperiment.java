@@ -30,7 +30,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code now()} (the enqueue's and the claim's transaction); the backlog clear time is the big
  * tenant's last {@code finished_at} minus its {@code created_at} (one transaction, one value).
  */
-final class FairnessExperiment {
+record FairnessExperiment(BenchDatabase db, Plan plan, Progress progress) {
     static final String BIG = "big";
 
     /**
@@ -38,16 +38,6 @@ final class FairnessExperiment {
      * @param backlogClearSeconds from the flood's enqueue to the big tenant's last completion, s
      */
     record Result(ClaimOrder order, Percentiles smallWaitMs, double backlogClearSeconds) {}
-
-    private final BenchDatabase db;
-    private final Plan plan;
-    private final Progress progress;
-
-    FairnessExperiment(BenchDatabase db, Plan plan, Progress progress) {
-        this.db = db;
-        this.plan = plan;
-        this.progress = progress;
-    }
 
     List<Result> run() {
         List<Result> out = new ArrayList<>();

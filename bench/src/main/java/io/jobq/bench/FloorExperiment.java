@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * until a claim comes back empty: two commits per claim, the least a queue with leases can do. Same jobs, worker counts and batch sizes as {@link ThroughputExperiment}; the
  * report divides jobq's jobs/s by this one, cell by cell.
  */
-final class FloorExperiment {
+record FloorExperiment(BenchDatabase db, Plan plan, Progress progress) {
 
     /**
      * {@code PostgresJobStore.CLAIM} with fair order on one queue, as the store renders it; the two
@@ -71,16 +71,6 @@ final class FloorExperiment {
 
     /** The lease the floor's claims take, as jobq's default: 30 s. */
     static final long LEASE_MS = 30_000;
-
-    private final BenchDatabase db;
-    private final Plan plan;
-    private final Progress progress;
-
-    FloorExperiment(BenchDatabase db, Plan plan, Progress progress) {
-        this.db = db;
-        this.plan = plan;
-        this.progress = progress;
-    }
 
     List<Cell> run() {
         return Cell.measure(plan, progress, "floor %s, %d loop(s)", this::runOnce);

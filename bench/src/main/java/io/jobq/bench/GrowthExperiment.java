@@ -11,7 +11,7 @@ import java.util.List;
  * {@code INSERT … SELECT generate_series} and vacuumed and analysed before measuring (as autovacuum
  * would have by then). {@link Plan#runs()} runs each; the report compares their medians.
  */
-final class GrowthExperiment {
+record GrowthExperiment(BenchDatabase db, Plan plan, Progress progress) {
     static final int CONCURRENCY = 4;
     static final int WARM_UP_JOBS = 200;
 
@@ -42,16 +42,6 @@ final class GrowthExperiment {
         double grown() {
             return Percentiles.of(grownRates).p50();
         }
-    }
-
-    private final BenchDatabase db;
-    private final Plan plan;
-    private final Progress progress;
-
-    GrowthExperiment(BenchDatabase db, Plan plan, Progress progress) {
-        this.db = db;
-        this.plan = plan;
-        this.progress = progress;
     }
 
     Result run() {

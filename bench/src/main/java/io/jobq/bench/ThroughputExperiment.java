@@ -21,16 +21,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * to take 10 jobs per claim ({@code --concurrency 10 --claim-batch 10}); the runtime claims
  * {@code min(free slots, 10)}, so the mean jobs per claim is reported too.
  */
-final class ThroughputExperiment {
-    private final BenchDatabase db;
-    private final Plan plan;
-    private final Progress progress;
-
-    ThroughputExperiment(BenchDatabase db, Plan plan, Progress progress) {
-        this.db = db;
-        this.plan = plan;
-        this.progress = progress;
-    }
+record ThroughputExperiment(BenchDatabase db, Plan plan, Progress progress) {
 
     List<Cell> run() {
         return Cell.measure(plan, progress, "throughput %s, %d worker(s)", this::runOnce);
