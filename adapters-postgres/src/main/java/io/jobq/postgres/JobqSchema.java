@@ -3,6 +3,7 @@ package io.jobq.postgres;
 import java.sql.Connection;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -26,8 +27,8 @@ import org.jooq.impl.DSL;
  * {@code jobq.} before each of jobq's objects and {@link #sql(String)} rewrites it for another schema.
  *
  * @param name an unquoted lower-case PostgreSQL identifier: {@code [a-z_][a-z0-9_]*}, at most 63 bytes, not
- *     starting with {@code pg_} (reserved for the system). Quoting is never needed, so a name can go into
- *     SQL text as is.
+ *     starting with {@code pg_} (reserved for the system), not a reserved word such as {@code user}.
+ *     Quoting is never needed, so a name can go into SQL text as is.
  */
 public record JobqSchema(String name) {
     private static final Pattern NAME = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
@@ -38,6 +39,22 @@ public record JobqSchema(String name) {
     /** jOOQ configuration data key under which a context made here carries its schema. */
     private static final String DATA_KEY = JobqSchema.class.getName();
 
+    /**
+     * PostgreSQL's reserved words and type/function-name keywords ({@code pg_get_keywords()} categories R
+     * and T): unquoted, none can name a schema in {@code <schema>.jobs}.
+     */
+    private static final Set<String> KEYWORDS = Set.of("all", "analyse", "analyze", "and", "any", "array", "as", "asc",
+            "asymmetric", "authorization", "binary", "both", "case", "cast", "check", "collate", "collation", "column",
+            "concurrently", "constraint", "create", "cross", "current_catalog", "current_date", "current_role",
+            "current_schema", "current_time", "current_timestamp", "current_user", "default", "deferrable", "desc",
+            "distinct", "do", "else", "end", "except", "false", "fetch", "for", "foreign", "freeze", "from", "full",
+            "grant", "group", "having", "ilike", "in", "initially", "inner", "intersect", "into", "is", "isnull", "join",
+            "lateral", "leading", "left", "like", "limit", "localtime", "localtimestamp", "natural", "not", "notnull",
+            "null", "offset", "on", "only", "or", "order", "outer", "overlaps", "placing", "primary", "references",
+            "returning", "right", "select", "session_user", "similar", "some", "symmetric", "system_user", "table",
+            "tablesample", "then", "to", "trailing", "true", "union", "unique", "user", "using", "variadic", "verbose",
+            "when", "where", "window", "with");
+
     /** Rewritten statements, by their text (statements are constants: the map stays as small as they are few). */
     private static final Map<String, Map<String, String>> REWRITTEN = new ConcurrentHashMap<>();
 
@@ -47,9 +64,9 @@ public record JobqSchema(String name) {
     /** @throws IllegalArgumentException naming the schema setting when {@code name} is not a plain identifier */
     public JobqSchema {
         Objects.requireNonNull(name, "schema");
-        if (!NAME.matcher(name).matches() || name.startsWith("pg_")) {
+        if (!NAME.matcher(name).matches() || name.startsWith("pg_") || KEYWORDS.contains(name)) {
             throw new IllegalArgumentException("schema must be a lower-case PostgreSQL identifier ([a-z_][a-z0-9_]*, "
-                    + "at most 63 characters, not starting with pg_), was '" + printable(name) + "'");
+                    + "at most 63 characters, not starting with pg_, not a reserved word), was '" + printable(name) + "'");
         }
     }
 

@@ -19,7 +19,7 @@ import org.flywaydb.core.api.MigrationState;
  *
  * <p>Upgrading from jobq 0.1, which kept its tables and history in {@code public}: run with schema
  * {@code public} ({@code JOBQ_SCHEMA=public}) and everything stays where it is. Migrating into a new schema
- * while 0.1's tables hold jobs is refused (the jobs would be left behind), naming that setting.
+ * while 0.1's tables are in {@code public} is refused (their jobs would be left behind), naming that setting.
  */
 public final class Migrations {
     /** Where jobq's migration scripts are on the classpath. */

@@ -30,7 +30,8 @@ import org.jooq.exception.DataAccessException;
  * io.jobq.application.port.JobStore#MAX_RESULT_BYTES} bytes, or with numbers no statement could print back,
  * it is dropped before the statement, with a note in {@code last_error}. One the database refuses outright
  * (a number beyond {@code numeric}'s range) fails the whole statement, which then changed nothing; the
- * writes are made again one at a time, and the refused one without its result.
+ * writes are made again one at a time, and the refused one without the refused value (a result, or an
+ * error text a database in another encoding cannot hold), so one outcome never costs another.
  */
 final class OutcomeStatement {
     /**
@@ -79,7 +80,7 @@ final class OutcomeStatement {
             applied = execute(dsl, rows);
         } catch (DataAccessException e) {
             if (!isRefusedValue(e)) throw e;
-            return rows.size() == 1 ? List.of(writeWithoutResult(dsl, rows.getFirst(), e)) : oneByOne(dsl, writes);
+            return rows.size() == 1 ? List.of(writeWithoutRefusedValue(dsl, rows.getFirst(), e)) : oneByOne(dsl, writes);
         }
         return answers(dsl, writes, applied);
     }
@@ -90,11 +91,16 @@ final class OutcomeStatement {
         return out;
     }
 
-    /** The run succeeded all the same: done, the refused result dropped, and last_error saying why. */
-    private static FencedWrite writeWithoutResult(DSLContext dsl, Row refused, DataAccessException why) {
-        if (!refused.state().equals(JobState.DONE.dbName())) throw why; // only a result can be refused
+    /**
+     * The one write whose value the database refused, made again without it: a done run stays done with
+     * its result dropped, a failed run keeps its decision with a note instead of its error text; either
+     * way last_error says why. Nothing a run hands in can then fail the write of another.
+     */
+    private static FencedWrite writeWithoutRefusedValue(DSLContext dsl, Row refused, DataAccessException why) {
+        String reason = "the database refused it: " + Throwables.rootMessage(why);
+        boolean done = refused.state().equals(JobState.DONE.dbName());
         Row row = new Row(refused.write(), refused.state(), null,
-                note("result not stored: the database refused it: " + Throwables.rootMessage(why)), null);
+                note((done ? "result not stored: " : "error text not stored: ") + reason), refused.retryMs());
         return answers(dsl, List.of(row.write()), execute(dsl, List.of(row))).getFirst();
     }
 

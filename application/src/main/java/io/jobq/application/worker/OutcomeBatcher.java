@@ -119,28 +119,34 @@ final class OutcomeBatcher {
 
     private void flushUntilClosed() {
         while (true) {
+            List<Pending> batch = new ArrayList<>();
             try {
-                List<Pending> batch = gather();
+                gather(batch);
                 if (batch.isEmpty()) {
                     if (closed && queue.isEmpty() && deferred.isEmpty()) return;
                     continue;
                 }
                 flush(batch);
-            } catch (InterruptedException e) {
-                if (closed) return;
             } catch (Throwable e) {
-                errors.fatalIfSo("outcome flusher", e); // a fatal error ends the process; anything else: go on
+                // Whatever went wrong, no run may wait forever for an answer that will not come.
+                for (Pending p : batch) p.answer().completeExceptionally(e);
+                if (e instanceof InterruptedException) {
+                    if (closed) return;
+                } else {
+                    errors.fatalIfSo("outcome flusher", e); // a fatal error ends the process; anything else: go on
+                }
             }
         }
     }
 
-    private List<Pending> gather() throws InterruptedException {
-        List<Pending> batch = new ArrayList<>();
+    /** Fills {@code batch} (empty on entry) with the next flush's outcomes; empty if none came for a while. */
+    private void gather(List<Pending> batch) throws InterruptedException {
         Set<JobId> jobs = new HashSet<>();
-        while (!deferred.isEmpty() && batch.size() < maxBatch) add(deferred.poll(), batch, jobs);
+        // Each deferred outcome is looked at once per flush: two of one job deferred must not chase each other.
+        for (int n = deferred.size(); n > 0 && batch.size() < maxBatch; n--) add(deferred.poll(), batch, jobs);
         if (batch.isEmpty()) {
             Pending first = queue.poll(50, TimeUnit.MILLISECONDS);
-            if (first == null) return batch;
+            if (first == null) return;
             add(first, batch, jobs);
         }
         long deadline = System.nanoTime() + flushWait.toNanos();
@@ -154,7 +160,6 @@ final class OutcomeBatcher {
             }
             add(next, batch, jobs);
         }
-        return batch;
     }
 
     private void add(Pending p, List<Pending> batch, Set<JobId> jobs) {
@@ -162,10 +167,14 @@ final class OutcomeBatcher {
         else deferred.add(p);
     }
 
+    /** Answers every outcome of {@code batch}; throws only after that, and only an Error. */
     private void flush(List<Pending> batch) {
         List<FencedWrite> answers;
         try {
             answers = store.recordOutcomes(batch.stream().map(Pending::write).toList());
+            if (answers.size() != batch.size()) {
+                throw new IllegalStateException("the store answered " + answers.size() + " of " + batch.size() + " outcomes");
+            }
         } catch (Throwable e) {
             for (Pending p : batch) p.answer().completeExceptionally(e);
             if (e instanceof Error err) throw err;

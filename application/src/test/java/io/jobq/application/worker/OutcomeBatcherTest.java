@@ -175,6 +175,23 @@ class OutcomeBatcherTest {
     }
 
     @Test
+    void threeOutcomesOfOneJobAreEachAnsweredInTheirOwnFlush() throws Exception {
+        Job job = running(1).getFirst();
+        start(100, Duration.ofMillis(200), 3);
+        OutcomeWrite.Fail later = new OutcomeWrite.Fail(new FencingToken(job.id(), W, job.attempts() + 1), "stale",
+                new io.jobq.domain.retry.RetryDecision.RetryAfter(Duration.ofSeconds(1)));
+        OutcomeWrite.Fail latest = new OutcomeWrite.Fail(new FencingToken(job.id(), W, job.attempts() + 2), "stale",
+                new io.jobq.domain.retry.RetryDecision.RetryAfter(Duration.ofSeconds(1)));
+
+        List<FencedWrite> answers = writeTogether(List.of(later, done(job), latest));
+
+        assertThat(answers.get(1).applied()).isTrue();
+        assertThat(answers.get(0)).isInstanceOf(FencedWrite.Rejected.class);
+        assertThat(answers.get(2)).isInstanceOf(FencedWrite.Rejected.class);
+        assertThat(store.calls("recordOutcomes")).isEqualTo(3);
+    }
+
+    @Test
     void closingWritesWhatWasHandedOverAndLaterWritesGoStraightToTheStore() throws Exception {
         List<Job> jobs = running(2);
         start(100, Duration.ofSeconds(1), 2);
