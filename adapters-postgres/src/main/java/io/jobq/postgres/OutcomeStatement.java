@@ -176,7 +176,7 @@ final class OutcomeStatement {
     }
 
     /** SQLSTATE class 22 (data exception) or 54 (program limit exceeded): the value, not the database, is at fault. */
-    static boolean isRefusedValue(DataAccessException e) {
+    private static boolean isRefusedValue(DataAccessException e) {
         String state = StoreErrors.sqlState(e);
         return state != null && (state.startsWith("22") || state.startsWith("54"));
     }

@@ -2,7 +2,6 @@ package io.jobq.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.jobq.application.port.EnqueueResult;
 import io.jobq.application.port.JobStore;
@@ -52,7 +51,7 @@ class ApplicationDatabaseTest {
     void prepare(TestDatabase db) {
         this.db = db;
         if (app != null) return;
-        app = pool(ApplicationDatabase.url(db));
+        app = ApplicationDatabase.pool(db);
         ApplicationDatabase.beforeJobq(db);
         jobqMigrationsApplied = Migrations.migrate(app);
         ApplicationDatabase.flyway(db).load().migrate();
@@ -62,13 +61,6 @@ class ApplicationDatabaseTest {
     static void closePool() {
         if (app != null) app.close();
         app = null;
-    }
-
-    static HikariDataSource pool(String url) {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(url);
-        config.setMaximumPoolSize(4);
-        return new HikariDataSource(config);
     }
 
     long count(String sql) {

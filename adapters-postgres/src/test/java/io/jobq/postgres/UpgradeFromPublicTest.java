@@ -39,7 +39,7 @@ class UpgradeFromPublicTest {
         this.db = db;
         db.execute("DROP SCHEMA IF EXISTS jobq CASCADE");
         db.execute("DROP TABLE IF EXISTS public.jobs, public.tenants, public.flyway_schema_history CASCADE");
-        legacy = ApplicationDatabaseTest.pool(ApplicationDatabase.url(db));
+        legacy = ApplicationDatabase.pool(db);
         // what 0.1 did: jobq's V1 (unchanged since) into public, history in public.flyway_schema_history
         Flyway.configure().dataSource(legacy).locations(Migrations.LOCATION).target("1").load().migrate();
         DSL.using(legacy, SQLDialect.POSTGRES).execute("""

@@ -3,7 +3,6 @@ package com.example.shop;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.jobq.application.port.JobQuery;
 import io.jobq.domain.job.Job;
@@ -29,19 +28,12 @@ class ShopApplicationTest {
     final BlockingQueue<Mail> outbox = new LinkedBlockingQueue<>();
     final OrderMailer mailer = (email, orderId, key) -> outbox.add(new Mail(email, orderId, key));
 
-    static HikariConfig config(String url) {
-        HikariConfig c = new HikariConfig();
-        c.setJdbcUrl(url);
-        c.setMaximumPoolSize(4);
-        return c;
-    }
-
     @Test
     void anOrderCommitsWithItsJobTheWorkerMailsItAndARolledBackOrderLeavesNoJob(TestDatabase db) throws Exception {
         PostgresJobStore store = new PostgresJobStore(db.dataSource());
         // the shop's own sessions: the server's default search_path, as in an application's database
         String url = ApplicationDatabase.url(db);
-        try (HikariDataSource pool = new HikariDataSource(config(url));
+        try (HikariDataSource pool = ApplicationDatabase.pool(db);
              ShopApplication app = ShopApplication.start(pool, url, mailer)) {
             app.shop().restock("book", 1);
 

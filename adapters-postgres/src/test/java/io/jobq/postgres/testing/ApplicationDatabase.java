@@ -1,5 +1,7 @@
 package io.jobq.postgres.testing;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.configuration.FluentConfiguration;
 
@@ -25,6 +27,16 @@ public final class ApplicationDatabase {
     /** {@code db}'s URL without the test fixtures' currentSchema: the server's default search_path. */
     public static String url(TestDatabase db) {
         return db.jdbcUrl().replaceAll("[?&]currentSchema=[^&]*", "");
+    }
+
+    /**
+     * A pool of 4 on {@code db} as the application's own: the server's default search_path; the caller closes it.
+     */
+    public static HikariDataSource pool(TestDatabase db) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url(db));
+        config.setMaximumPoolSize(4);
+        return new HikariDataSource(config);
     }
 
     /**
