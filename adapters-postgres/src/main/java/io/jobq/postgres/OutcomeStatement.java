@@ -2,6 +2,7 @@ package io.jobq.postgres;
 
 import static io.jobq.application.port.JobStore.MAX_ERROR_BYTES;
 import static io.jobq.application.port.JobStore.MAX_RESULT_BYTES;
+import static io.jobq.postgres.schema.Tables.JOBS;
 
 import io.jobq.application.port.FencedWrite;
 import io.jobq.application.port.OutcomeWrite;
@@ -158,7 +159,9 @@ final class OutcomeStatement {
             retryMs[i] = r.retryMs() == null ? null : r.retryMs().doubleValue();
         }
         Map<Long, Job> applied = new HashMap<>();
-        for (Record r : dsl.resultQuery(JobqSchema.of(dsl).sql(UPDATE), ids, workers, attempts, states, results, errors, retryMs)) {
+        // Coerced to the table's columns (RETURNING j.* lists them in table order), as the claim's rows are.
+        for (Record r : dsl.resultQuery(JobqSchema.of(dsl).sql(UPDATE), ids, workers, attempts, states, results, errors, retryMs)
+                .coerce(JOBS)) {
             Job job = JobRows.toJobLenient(r);
             applied.put(job.id().value(), job);
         }

@@ -1,6 +1,7 @@
 package io.jobq.postgres;
 
 import static io.jobq.postgres.schema.Tables.JOBS;
+
 import static io.jobq.postgres.schema.Tables.TENANTS;
 import static org.jooq.impl.DSL.val;
 
@@ -29,6 +30,7 @@ import io.jobq.domain.lease.FencingToken;
 import io.jobq.domain.lease.WorkerId;
 import io.jobq.domain.retry.RetryDecision;
 import io.jobq.domain.tenant.TenantId;
+import io.jobq.postgres.schema.tables.records.JobsRecord;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -217,9 +219,11 @@ public final class PostgresJobStore implements JobStore {
      */
     @Override
     public List<Job> claim(ClaimRequest req) {
-        Result<Record> rows;
+        Result<JobsRecord> rows;
         try {
-            rows = run("claim", () -> claimQuery(req, "j.*").fetch());
+            // Coerced to the table's columns (RETURNING j.* lists them in table order): jOOQ then reads by
+            // position instead of deriving types from the result's metadata on every claim.
+            rows = run("claim", () -> claimQuery(req, "j.*").coerce(JOBS).fetch());
         } catch (RuntimeException e) {
             if (!UnreadableRows.isUnprintableValue(e)) throw e;
             log.atWarn().addKeyValue("worker", req.worker().value()).log("claim failed on a value PostgreSQL cannot"

@@ -146,7 +146,7 @@ class BatchedCompletionTest {
     void closingTheWorkerWritesEveryOutcomeItWasHanded() {
         int jobs = 64;
         enqueue(jobs, "sleep", "{\"ms\": 200}");
-        Worker w = start(BUSY.toBuilder().outcomeFlushWait(Duration.ofMillis(50)).build());
+        Worker w = start(BUSY.toBuilder().batchFillWait(Duration.ofMillis(50)).build());
         Await.until(SETTLED, "a full set of runs in hand", () -> states().getOrDefault("running", 0L) == 16);
 
         w.close();

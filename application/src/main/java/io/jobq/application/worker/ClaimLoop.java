@@ -14,7 +14,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The producer: whenever execution slots are free, claims {@code min(free slots, claimBatchSize)} jobs
- * in ONE {@link JobStore#claim} call and hands each to the {@link JobRunner}. When the queues are drained
+ * in ONE {@link JobStore#claim} call (while other handlers run, it first waits a moment for more slots to
+ * free, see {@link #fill}) and hands each to the {@link JobRunner}. When the queues are drained
  * it sleeps until the first of: a wake-up from the {@link io.jobq.application.port.WakeupChannel}, a slot
  * freeing, a maintenance pass promoting jobs, or the fallback poll ({@link WorkerSettings#pollInterval()}).
  * A failed claim is retried after an {@link OutageBackoff}; nothing ends the loop but shutdown.
@@ -82,7 +83,7 @@ final class ClaimLoop {
             signal.await(settings.pollInterval());
             return;
         }
-        int want = Math.min(free, settings.claimBatchSize());
+        int want = Math.min(fill(free), settings.claimBatchSize());
         // Taken before the request: the store's lease starts later than this, so a deadline counted from
         // here can only be early, never late (see LeaseKeeper).
         long sentNanos = System.nanoTime();
@@ -102,6 +103,25 @@ final class ClaimLoop {
         }
         // A short batch means the queues are drained: wait for news. A full one: go again at once.
         if (jobs.size() < want) signal.await(settings.pollInterval());
+    }
+
+    /**
+     * While handlers are running, waits up to {@link WorkerSettings#batchFillWait} for more slots to free, up
+     * to {@code min(claimBatchSize, concurrency)}: runs that end about together are replaced by one full
+     * claim (one commit) instead of one claim each. An idle worker, or a lone run ending, claims at once.
+     *
+     * @return the free slots now
+     */
+    private int fill(int free) {
+        int full = Math.min(settings.claimBatchSize(), settings.concurrency());
+        long deadline = System.nanoTime() + settings.batchFillWait().toNanos();
+        while (free < full && runs.running() > 0) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) break;
+            signal.await(Duration.ofNanos(left));
+            free = runs.freeSlots();
+        }
+        return free;
     }
 
     /**

@@ -146,6 +146,7 @@ final class JobRunner {
             }
             run.cancelTimeout();
             Thread.interrupted(); // a timeout's interrupt may land after the handler returned; don't let it hit the store call
+            runs.handlerReturned(run); // the next claim need not wait for this outcome's commit
             recorder.record(run, outcome);
         } catch (Throwable t) {
             errors.unexpected("job thread", t); // the thread's name says which job

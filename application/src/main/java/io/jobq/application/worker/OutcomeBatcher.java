@@ -16,6 +16,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntSupplier;
 
 /**
@@ -24,9 +25,10 @@ import java.util.function.IntSupplier;
  * one commit) and hands each run its own answer. A run is therefore reported done only after the commit
  * that made it so, and a busy worker pays about one commit per batch instead of one per job.
  *
- * <p>A flush takes every outcome waiting, up to {@code maxBatch}; while other runs in hand are still going
- * it waits up to {@code flushWait} for theirs, and never when every run in hand has reported; a run alone in
- * hand writes on its own thread, with no hand-over at all. Two outcomes of one job (two attempts of it in this worker) go in different flushes.
+ * <p>A flush takes every outcome waiting, up to {@code maxBatch}; while handlers are still running
+ * it waits up to {@code flushWait} for theirs, and never when no handler is running; an outcome with no
+ * handler running beside it, and none waiting for a flush, is written on its run's own thread, with no
+ * hand-over at all. Two outcomes of one job (two attempts of it in this worker) go in different flushes.
  * A flush that throws fails every write in it, each of which its run's {@link OutcomeRecorder} may try
  * again; nothing is lost meanwhile, since the runs' leases stand until they lapse. With
  * {@code maxBatch == 1} there is no flusher: each run writes on its own thread.
@@ -38,24 +40,26 @@ final class OutcomeBatcher {
     private final JobStore store;
     private final int maxBatch;
     private final Duration flushWait;
-    private final IntSupplier runsInHand;
+    private final IntSupplier running;
     private final ErrorReporter errors;
     private final LinkedBlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
     /** Outcomes of a job already in the flush being gathered: they wait for the next one. */
     private final Deque<Pending> deferred = new ConcurrentLinkedDeque<>();
+    /** Outcomes handed to the flusher and not yet answered. */
+    private final AtomicInteger handedOver = new AtomicInteger();
     private final Thread flusher;
     private volatile boolean closed;
 
     /**
-     * @param runsInHand how many runs are in hand, those waiting here included: a flush waits for more only
-     *     while this exceeds what it holds
+     * @param running how many handlers are running now, whose outcomes may come soon (a run writing here
+     *     has stopped counting): a flush waits for more only while this is above 0
      */
-    OutcomeBatcher(JobStore store, int maxBatch, Duration flushWait, IntSupplier runsInHand, ErrorReporter errors,
+    OutcomeBatcher(JobStore store, int maxBatch, Duration flushWait, IntSupplier running, ErrorReporter errors,
             String workerName) {
         this.store = store;
         this.maxBatch = maxBatch;
         this.flushWait = flushWait;
-        this.runsInHand = runsInHand;
+        this.running = running;
         this.errors = errors;
         this.flusher = maxBatch == 1 ? null
                 : Thread.ofPlatform().daemon().name("jobq-outcomes-" + workerName).unstarted(this::flushUntilClosed);
@@ -73,9 +77,13 @@ final class OutcomeBatcher {
      * @throws RuntimeException or Error: what the flush's store call threw (the write may be tried again)
      */
     FencedWrite write(OutcomeWrite write) {
-        // Alone in hand, there is nothing to share a commit with: skip the hand-over to the flusher thread.
-        if (flusher == null || closed || !flusher.isAlive() || runsInHand.getAsInt() <= 1) return direct(write);
+        // With no handler running and no outcome waiting for a flush, there is nothing to share a commit
+        // with: skip the hand-over to the flusher. (With one waiting, join it: the flusher may be waiting for this.)
+        if (flusher == null || closed || !flusher.isAlive() || (running.getAsInt() <= 0 && handedOver.get() == 0)) {
+            return direct(write);
+        }
         Pending p = new Pending(write, new CompletableFuture<>());
+        handedOver.incrementAndGet();
         queue.add(p);
         boolean interrupted = false;
         try {
@@ -95,6 +103,7 @@ final class OutcomeBatcher {
                 }
             }
         } finally {
+            handedOver.decrementAndGet();
             if (interrupted) Thread.currentThread().interrupt();
         }
     }
@@ -154,7 +163,7 @@ final class OutcomeBatcher {
             Pending next = queue.poll();
             if (next == null) {
                 long left = deadline - System.nanoTime();
-                if (left <= 0 || runsInHand.getAsInt() <= batch.size() + deferred.size()) break;
+                if (left <= 0 || running.getAsInt() <= 0) break;
                 next = queue.poll(left, TimeUnit.NANOSECONDS);
                 if (next == null) break;
             }

@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.Optional;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -41,6 +42,8 @@ final class Run {
     final Optional<Outcome.Failed> unrunnable;
     final Instant startedAt;
     final AtomicReference<Phase> phase = new AtomicReference<>(Phase.RUNNING);
+    /** Whether the run's execution slot was given back (see {@link RunsInHand#handlerReturned}). */
+    final AtomicBoolean slotReturned = new AtomicBoolean();
     /** Set by the lease keeper when a heartbeat found the store no longer holds this run. */
     volatile boolean leaseLost;
     /**

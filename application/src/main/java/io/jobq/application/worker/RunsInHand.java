@@ -11,15 +11,25 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The runs a worker holds and its execution slots. The claim loop takes a slot per run it starts and
- * asks for no more jobs than there are free slots; a run gives its slot back exactly once, when it ends
- * ({@link #end}). The lease keeper heartbeats {@link #all()}; shutdown waits for every slot to come back.
+ * asks for no more jobs than there are free slots. A run gives its slot back exactly once: as soon as its
+ * handler has returned ({@link #handlerReturned}), so the next claim overlaps with the write of this
+ * run's outcome instead of waiting for its commit, or when it ends ({@link #end}) if it never got that far.
+ * At most {@code slots} handlers therefore run at once; a run still writing its outcome is held (and
+ * heartbeated) until it ends, and at most {@code slots} such runs are held beside the running ones, so a
+ * slow store cannot make runs pile up. The lease keeper heartbeats {@link #all()}; shutdown waits for every
+ * run to end.
  */
 final class RunsInHand {
     private final int slots;
+    /** Execution slots: one per handler running. */
     private final Semaphore free;
+    /** Runs held, running or writing their outcome: at most twice the slots. */
+    private final Semaphore held;
+    private final AtomicInteger running = new AtomicInteger();
     private final Map<FencingToken, Run> runs = new ConcurrentHashMap<>();
     private final WakeSignal freed;
     /** Tokens of runs let go with their lease possibly still this worker's, oldest first; see {@link #letGo}. */
@@ -41,21 +51,48 @@ final class RunsInHand {
     RunsInHand(int slots, WakeSignal freed) {
         this.slots = slots;
         this.free = new Semaphore(slots);
+        this.held = new Semaphore(2 * slots);
         this.freed = freed;
     }
 
+    /** How many runs may start now: free slots, unless too many runs are still writing their outcomes. */
     int freeSlots() {
-        return free.availablePermits();
+        return Math.min(free.availablePermits(), held.availablePermits());
     }
 
     /** Takes a slot; false when none is free (only after shutdown has taken them all, see {@link #awaitAllFree}). */
     boolean takeSlot() {
-        return free.tryAcquire();
+        if (!held.tryAcquire()) return false;
+        if (free.tryAcquire()) {
+            running.incrementAndGet();
+            return true;
+        }
+        held.release();
+        return false;
     }
 
     /** Gives back a slot taken for a run that never started. */
     void returnSlot() {
+        running.decrementAndGet();
         free.release();
+        held.release();
+    }
+
+    /** How many handlers are running now: runs whose outcome is still to come. */
+    int running() {
+        return running.get();
+    }
+
+    /**
+     * The run's handler has returned (its outcome is about to be written): its slot is given back, so the
+     * claim loop can start the next run while the outcome commits. The run stays held until {@link #end}.
+     */
+    void handlerReturned(Run run) {
+        if (run.slotReturned.compareAndSet(false, true)) {
+            running.decrementAndGet();
+            free.release();
+            freed.signal();
+        }
     }
 
     void add(Run run) {
@@ -93,20 +130,30 @@ final class RunsInHand {
         return letGo.contains(token);
     }
 
-    /** The run is over: it leaves the heartbeat and its slot is given back. Called exactly once per run. */
+    /**
+     * The run is over: it leaves the heartbeat and its slot, if {@link #handlerReturned} did not give it
+     * back already, is given back. Called exactly once per run.
+     */
     void end(Run run) {
         runs.remove(run.token);
-        free.release();
+        if (run.slotReturned.compareAndSet(false, true)) {
+            running.decrementAndGet();
+            free.release();
+        }
+        held.release();
         freed.signal();
     }
 
     /**
-     * Waits up to {@code timeout} until every slot is free (every run has ended) and then keeps them all,
-     * so that no run can start afterwards.
+     * Waits up to {@code timeout} until every run has ended and then keeps every slot, so that no run can
+     * start afterwards.
      *
      * @return whether all were free in time
      */
     boolean awaitAllFree(Duration timeout) throws InterruptedException {
-        return free.tryAcquire(slots, timeout.toNanos(), TimeUnit.NANOSECONDS);
+        long deadline = System.nanoTime() + timeout.toNanos();
+        if (!held.tryAcquire(2 * slots, timeout.toNanos(), TimeUnit.NANOSECONDS)) return false;
+        // Every run has ended, so every slot is back: this cannot wait.
+        return free.tryAcquire(slots, Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
     }
 }

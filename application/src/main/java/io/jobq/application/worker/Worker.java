@@ -116,7 +116,7 @@ public final class Worker implements AutoCloseable {
         this.listener = b.listener;
         this.errors = new ErrorReporter(id, listener, b.fatalErrors);
         this.runs = new RunsInHand(settings.concurrency(), claimSignal);
-        this.outcomes = new OutcomeBatcher(store, settings.outcomeBatchSize(), settings.outcomeFlushWait(), runs::size,
+        this.outcomes = new OutcomeBatcher(store, settings.outcomeBatchSize(), settings.batchFillWait(), runs::running,
                 errors, id.value());
         OutcomeRecorder recorder = new OutcomeRecorder(outcomes, b.retryPolicy, listener, errors, b.clock, () -> abandoning, runs);
         this.runner = new JobRunner(id, handlers, settings, runs, recorder, b.mapper, b.clock, listener, errors,

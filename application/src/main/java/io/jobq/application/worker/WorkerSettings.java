@@ -52,9 +52,11 @@ import java.util.Optional;
  *     start at 100 ms and double up to this; at least 100 ms. Default: 5 s.
  * @param outcomeBatchSize most run outcomes written in one statement (one commit); 1 writes each
  *     outcome on its run's own thread, as soon as it is known; 1..1,000. Default: 100.
- * @param outcomeFlushWait how long a write of outcomes waits for more while other runs are still going,
- *     so a busy worker commits many at once; it never waits when every run in hand has reported, so a
- *     lone run is written at once; 0..1 s. Default: 2 ms.
+ * @param batchFillWait how long the worker waits to fill a batch while handlers are still running: a
+ *     write of outcomes waits for more outcomes, so a busy worker commits many at once, and a claim waits
+ *     for more slots to free (up to {@code min(claimBatchSize, concurrency)}), so its claims come back
+ *     full; neither waits when no handler is running, so a lone run is claimed and written at once. The
+ *     latency a busy worker trades for fewer commits; 0..1 s. Default: 2 ms.
  */
 public record WorkerSettings(
         List<QueueName> queues,
@@ -73,7 +75,7 @@ public record WorkerSettings(
         Optional<WorkerId> workerId,
         Duration outageBackoffCap,
         int outcomeBatchSize,
-        Duration outcomeFlushWait) {
+        Duration batchFillWait) {
 
     /** Most slots, claim batch: 1,000 (the store's largest claim). */
     public static final int MAX_CONCURRENCY = 1000;
@@ -81,8 +83,8 @@ public record WorkerSettings(
     public static final Duration MIN_LEASE = Duration.ofMillis(100);
     /** Largest maintenance batch: 100,000. */
     public static final int MAX_MAINTENANCE_BATCH = 100_000;
-    /** Longest {@link #outcomeFlushWait}: 1 s. */
-    public static final Duration MAX_OUTCOME_FLUSH_WAIT = Duration.ofSeconds(1);
+    /** Longest {@link #batchFillWait}: 1 s. */
+    public static final Duration MAX_BATCH_FILL_WAIT = Duration.ofSeconds(1);
     /** First pause after a store failure: 100 ms, doubling up to {@link #outageBackoffCap}. */
     public static final Duration MIN_OUTAGE_BACKOFF = Duration.ofMillis(100);
 
@@ -134,9 +136,9 @@ public record WorkerSettings(
         if (outcomeBatchSize < 1 || outcomeBatchSize > MAX_CONCURRENCY) {
             problems.add("outcomeBatchSize must be 1-" + MAX_CONCURRENCY + ", was " + outcomeBatchSize);
         }
-        Objects.requireNonNull(outcomeFlushWait, "outcomeFlushWait");
-        if (outcomeFlushWait.isNegative() || outcomeFlushWait.compareTo(MAX_OUTCOME_FLUSH_WAIT) > 0) {
-            problems.add("outcomeFlushWait must be 0-" + MAX_OUTCOME_FLUSH_WAIT + ", was " + outcomeFlushWait);
+        Objects.requireNonNull(batchFillWait, "batchFillWait");
+        if (batchFillWait.isNegative() || batchFillWait.compareTo(MAX_BATCH_FILL_WAIT) > 0) {
+            problems.add("batchFillWait must be 0-" + MAX_BATCH_FILL_WAIT + ", was " + batchFillWait);
         }
         if (lease.compareTo(MIN_LEASE) < 0) problems.add("lease must be >= " + MIN_LEASE + ", was " + lease);
         heartbeatInterval.ifPresent(h -> {
@@ -201,7 +203,7 @@ public record WorkerSettings(
         private Optional<WorkerId> workerId = Optional.empty();
         private Duration outageBackoffCap = Duration.ofSeconds(5);
         private int outcomeBatchSize = 100;
-        private Duration outcomeFlushWait = Duration.ofMillis(2);
+        private Duration batchFillWait = Duration.ofMillis(2);
 
         private Builder() {}
 
@@ -217,7 +219,7 @@ public record WorkerSettings(
             maintenanceInterval = from.maintenanceInterval;
             maintenanceBatchLimit = from.maintenanceBatchLimit;
             outcomeBatchSize = from.outcomeBatchSize;
-            outcomeFlushWait = from.outcomeFlushWait;
+            batchFillWait = from.batchFillWait;
             gracePeriod = from.gracePeriod;
             taskTimeouts = new LinkedHashMap<>(from.taskTimeouts);
             defaultTaskTimeout = from.defaultTaskTimeout;
@@ -343,9 +345,9 @@ public record WorkerSettings(
             return this;
         }
 
-        /** How long a write of outcomes waits for more while other runs are still going (0 to never wait). */
-        public Builder outcomeFlushWait(Duration value) {
-            outcomeFlushWait = value;
+        /** How long a claim or a write of outcomes waits to fill its batch while handlers run (0 to never wait). */
+        public Builder batchFillWait(Duration value) {
+            batchFillWait = value;
             return this;
         }
 
@@ -353,7 +355,7 @@ public record WorkerSettings(
         public WorkerSettings build() {
             return new WorkerSettings(queues, concurrency, claimBatchSize, lease, heartbeatInterval, pollInterval, listen,
                     maintenanceEnabled, maintenanceInterval, maintenanceBatchLimit, gracePeriod, taskTimeouts,
-                    defaultTaskTimeout, workerId, outageBackoffCap, outcomeBatchSize, outcomeFlushWait);
+                    defaultTaskTimeout, workerId, outageBackoffCap, outcomeBatchSize, batchFillWait);
         }
     }
 }

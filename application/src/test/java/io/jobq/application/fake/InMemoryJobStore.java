@@ -52,6 +52,7 @@ import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
@@ -91,7 +92,7 @@ import java.util.function.Supplier;
  * Test hooks: {@link #setAvailable(boolean)} simulates an outage (every call throws
  * {@link StoreUnavailableException}), {@link #setAvailable(String, boolean)} one of a single method;
  * {@link #loseNextAnswer} lets a call commit and then throw; {@link #throwOnNextCall} makes one call throw what a test
- * chooses (an Error, say); {@link #atomically(Supplier)} runs several steps with no
+ * chooses (an Error, say); {@link #gate} holds one method's calls back; {@link #atomically(Supplier)} runs several steps with no
  * other call in between; {@link #calls(String)} counts calls per method.
  */
 public final class InMemoryJobStore implements JobStore {
@@ -105,6 +106,7 @@ public final class InMemoryJobStore implements JobStore {
     private final Map<String, Throwable> plannedFailures = new java.util.concurrent.ConcurrentHashMap<>();
     private final Set<String> lostAnswers = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final Set<String> downMethods = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Map<String, CountDownLatch> gates = new java.util.concurrent.ConcurrentHashMap<>();
     private long nextId = 1;
 
     /** An empty store whose {@code now()} is {@code clock}. */
@@ -125,6 +127,28 @@ public final class InMemoryJobStore implements JobStore {
      */
     public void loseNextAnswer(String method) {
         lostAnswers.add(method);
+    }
+
+    /**
+     * Calls of {@code method} wait, before they take the store's lock (other calls go on), until {@code gate}
+     * opens: a slow commit of that one method. {@code null} removes the gate.
+     */
+    public void gate(String method, CountDownLatch gate) {
+        if (gate == null) gates.remove(method);
+        else gates.put(method, gate);
+    }
+
+    private static void awaitGate(CountDownLatch gate) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                gate.await();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true; // a commit under way is not cut short by an interrupt
+            }
+        }
+        if (interrupted) Thread.currentThread().interrupt();
     }
 
     /** While false, calls of {@code method} alone throw {@link StoreUnavailableException} and change nothing. */
@@ -448,6 +472,8 @@ public final class InMemoryJobStore implements JobStore {
     // --- internals ----------------------------------------------------------------------------
 
     private <T> T tx(String method, Supplier<T> body) {
+        CountDownLatch gate = gates.get(method);
+        if (gate != null) awaitGate(gate);
         // Counted under the lock, so a test that sees a call counted knows its body has run or is running
         // to completion before any other call: e.g. an enqueue after "one claim counted" cannot slip into it.
         lock.lock();

@@ -10,6 +10,10 @@ import io.jobq.domain.job.JobId;
 import io.jobq.domain.job.JobState;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntSupplier;
 import org.junit.jupiter.api.Test;
 
@@ -146,5 +150,59 @@ class ClaimLoopTest extends WorkerFixture {
         Job left = store.require(earlier);
         assertThat(left.state()).isEqualTo(JobState.RUNNING);
         assertThat(left.attempts()).isEqualTo(1);
+    }
+
+    @Test
+    void aFreedSlotIsClaimedAgainWhileTheLastOutcomeStillCommitsAndOnlyOneSlotsWorthOfOutcomesWaits() {
+        AtomicInteger runs = new AtomicInteger();
+        handlers.register("count", ctx -> {
+            runs.incrementAndGet();
+            return Optional.empty();
+        });
+        CountDownLatch commit = new CountDownLatch(1);
+        store.gate("recordOutcomes", commit); // every outcome write hangs until the test lets it commit
+        List<JobId> ids = List.of(enqueue("count", "{}"), enqueue("count", "{}"), enqueue("count", "{}"));
+        start(FAST.toBuilder().concurrency(1).build());
+
+        // The first run's outcome is still writing, yet the slot it left is running the second job.
+        Await.until(SOON, "2 runs", () -> runs.get() == 2);
+        assertThat(ids).allMatch(id -> store.require(id).state() != JobState.DONE);
+        // Two runs held (one slot's worth writing beside the slot): the third waits for a commit.
+        assertThat(Await.holdsWithin(Duration.ofMillis(300), () -> runs.get() > 2)).isFalse();
+
+        commit.countDown();
+        for (JobId id : ids) awaitState(id, JobState.DONE);
+    }
+
+    @Test
+    void runsEndingTogetherAreReplacedByOneFullClaimNotOneClaimEach() {
+        assertThat(claimsAfterOneThenThreeRunsEnd(Duration.ofSeconds(1))).containsExactly(4, 4);
+        // The same scenario without the fill wait: the first run to end is replaced on its own.
+        assertThat(claimsAfterOneThenThreeRunsEnd(Duration.ZERO)).startsWith(4, 1);
+    }
+
+    /** Four runs; one ends, then (after 200 ms) three more: the sizes of the claims made. */
+    private List<Integer> claimsAfterOneThenThreeRunsEnd(Duration fillWait) {
+        Semaphore done = new Semaphore(0);
+        String task = "gated-" + fillWait.toMillis(); // one task per scenario: the first one's jobs are all done
+        handlers.register(task, ctx -> {
+            done.acquire();
+            return Optional.empty();
+        });
+        for (int i = 0; i < 8; i++) enqueue(task, "{}");
+        RecordingListener seen = new RecordingListener();
+        wakeups = new io.jobq.application.fake.ManualWakeupChannel(); // a channel starts once: one per worker
+        Worker worker = start(Worker.builder(store, handlers).listener(seen)
+                .settings(FAST.toBuilder().concurrency(4).claimBatchSize(4).batchFillWait(fillWait).build()));
+        Await.until(SOON, "4 claimed", () -> seen.claimedJobs() == 4);
+
+        done.release(1);
+        Await.holdsWithin(Duration.ofMillis(200), () -> seen.claims.size() > 2);
+        done.release(3);
+        Await.until(SOON, "8 claimed", () -> seen.claimedJobs() == 8);
+        done.release(4);
+        Await.until(SOON, "8 done", () -> seen.completed.size() == 8);
+        worker.close();
+        return seen.claims.stream().map(List::size).toList();
     }
 }

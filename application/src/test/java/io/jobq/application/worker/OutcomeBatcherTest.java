@@ -29,6 +29,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -48,10 +49,20 @@ class OutcomeBatcherTest {
         if (batcher != null) batcher.close();
     }
 
-    OutcomeBatcher start(int maxBatch, Duration flushWait, int runsInHand) {
-        batcher = new OutcomeBatcher(store, maxBatch, flushWait, () -> runsInHand, errors, "w");
+    /** Handlers running, as the worker counts them: each run stops counting just before it hands its outcome over. */
+    final AtomicInteger handlersRunning = new AtomicInteger();
+
+    OutcomeBatcher start(int maxBatch, Duration flushWait, int handlersRunning) {
+        this.handlersRunning.set(handlersRunning);
+        batcher = new OutcomeBatcher(store, maxBatch, flushWait, this.handlersRunning::get, errors, "w");
         batcher.start();
         return batcher;
+    }
+
+    /** A run's handler returns and its outcome is handed over, as {@link JobRunner} does it. */
+    FencedWrite handOver(OutcomeWrite write) {
+        handlersRunning.updateAndGet(n -> Math.max(0, n - 1));
+        return batcher.write(write);
     }
 
     List<Job> running(int n) {
@@ -70,7 +81,7 @@ class OutcomeBatcherTest {
         for (OutcomeWrite w : writes) {
             answers.add(runs.submit(() -> {
                 go.await();
-                return batcher.write(w);
+                return handOver(w);
             }));
         }
         go.countDown();
@@ -116,15 +127,15 @@ class OutcomeBatcherTest {
         store.setAvailable("recordOutcomes", false);
 
         // written by the run itself, the outage reaches it as the store threw it
-        assertThatThrownBy(() -> batcher.write(done(job))).isInstanceOf(StoreUnavailableException.class);
+        assertThatThrownBy(() -> handOver(done(job))).isInstanceOf(StoreUnavailableException.class);
         store.setAvailable("recordOutcomes", true);
-        assertThat(batcher.write(done(job)).applied()).isTrue();
+        assertThat(handOver(done(job)).applied()).isTrue();
     }
 
     @Test
     void noRunIsAnsweredBeforeTheStoreHasWrittenItsOutcome() throws Exception {
         Job job = running(1).getFirst();
-        start(100, Duration.ZERO, 2); // another run in hand: the outcome goes through the flusher
+        start(100, Duration.ZERO, 2); // another handler still running: the outcome goes through the flusher
         CountDownLatch holding = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         CompletableFuture<Void> busyStore = CompletableFuture.runAsync(() -> store.atomically(() -> {
@@ -138,7 +149,7 @@ class OutcomeBatcherTest {
         }), runs);
         holding.await();
 
-        Future<FencedWrite> answer = runs.submit(() -> batcher.write(done(job)));
+        Future<FencedWrite> answer = runs.submit(() -> handOver(done(job)));
         assertThat(Await.holdsWithin(Duration.ofMillis(300), answer::isDone)).as("answered while the store was held").isFalse();
 
         release.countDown();
@@ -150,13 +161,13 @@ class OutcomeBatcherTest {
     @Test
     void aFailedFlushFailsItsWritesWhichCanBeTriedAgain() {
         Job job = running(1).getFirst();
-        start(100, Duration.ZERO, 2); // another run in hand: the outcome goes through the flusher
+        start(100, Duration.ZERO, 2); // another handler still running: the outcome goes through the flusher
         store.throwOnNextCall("recordOutcomes", new StoreUnavailableException("recordOutcomes", new IOException("down")));
 
-        assertThatThrownBy(() -> batcher.write(done(job))).isInstanceOf(StoreUnavailableException.class);
+        assertThatThrownBy(() -> handOver(done(job))).isInstanceOf(StoreUnavailableException.class);
         assertThat(store.require(job.id()).state()).isEqualTo(JobState.RUNNING);
 
-        assertThat(batcher.write(done(job)).applied()).isTrue();
+        assertThat(handOver(done(job)).applied()).isTrue();
     }
 
     @Test
@@ -195,13 +206,13 @@ class OutcomeBatcherTest {
     void closingWritesWhatWasHandedOverAndLaterWritesGoStraightToTheStore() throws Exception {
         List<Job> jobs = running(2);
         start(100, Duration.ofSeconds(1), 2);
-        Future<FencedWrite> first = runs.submit(() -> batcher.write(done(jobs.get(0))));
+        Future<FencedWrite> first = runs.submit(() -> handOver(done(jobs.get(0))));
         Await.until(SOON, "the flusher waiting for the second run", () -> store.calls("recordOutcomes") == 0 && !first.isDone());
 
         batcher.close();
 
         assertThat(first.get(SOON.toSeconds(), TimeUnit.SECONDS).applied()).isTrue();
-        assertThat(batcher.write(done(jobs.get(1))).applied()).isTrue();
+        assertThat(handOver(done(jobs.get(1))).applied()).isTrue();
         assertThat(store.require(jobs.get(1).id()).state()).isEqualTo(JobState.DONE);
     }
 }
