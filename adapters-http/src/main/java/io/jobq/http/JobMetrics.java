@@ -1,6 +1,7 @@
 package io.jobq.http;
 
 import io.jobq.application.port.Backlog;
+import io.jobq.application.port.CapUsage;
 import io.jobq.application.port.JobQueueException;
 import io.jobq.application.port.JobStore;
 import io.jobq.application.port.VacuumHealth;
@@ -23,11 +24,14 @@ import org.slf4j.LoggerFactory;
 /**
  * jobq's own meters. Prometheus names (Micrometer's dots become underscores, units and _total are appended):
  * <ul>
- *   <li>{@code jobq_jobs{queue,status}}: jobs per queue and status, all five statuses per known queue
+ *   <li>{@code jobq_jobs{queue,status}}: jobs per queue and status, all six statuses per known queue
  *       (done and dead may be estimates on large tables, see {@link JobStore#countsByQueueAndState()});
  *   <li>{@code jobq_oldest_runnable_age_seconds{queue}}: how long the oldest queued job of each queue with
  *       queued jobs has been runnable;
  *   <li>{@code jobq_tenant_backlog{queue,tenant}}: queued jobs of the N largest (queue, tenant) backlogs;
+ *   <li>{@code jobq_tenant_running{queue,tenant}}, {@code jobq_tenant_held{queue,tenant}} and
+ *       {@code jobq_tenant_max_running{queue,tenant}}: for each tenant with a cap (up to the same N), its
+ *       running jobs, its jobs held back by the cap, and the cap;
  *   <li>{@code jobq_enqueued_total{queue}}: jobs created through this API (an idempotent repeat creates none);
  *   <li>{@code jobq_metrics_refresh_failures_total}: scrapes whose store gauges could not be read;
  *   <li>{@code jobq_http_server_requests_seconds{method,route,status}}: request timings;
@@ -35,7 +39,7 @@ import org.slf4j.LoggerFactory;
  *       {@code jobq_table_dead_tuples{table}}, ...).
  * </ul>
  *
- * <p>The store-derived gauges are read by {@link #refreshIfStale()} (four store reads), which the
+ * <p>The store-derived gauges are read by {@link #refreshIfStale()} (five store reads), which the
  * {@code /metrics} handler calls before each scrape; results are reused for {@code metricsMaxAge}, so
  * several scrapers (or a scrape storm) cost the database at most one round of queries per period instead
  * of one query per gauge per scrape.
@@ -50,6 +54,9 @@ final class JobMetrics {
     private final MultiGauge jobs;
     private final MultiGauge oldestAge;
     private final MultiGauge backlogs;
+    private final MultiGauge capRunning;
+    private final MultiGauge capHeld;
+    private final MultiGauge capMax;
     private final VacuumGauges vacuum;
     private final Counter refreshFailures;
     private long refreshedAtNanos;
@@ -68,6 +75,15 @@ final class JobMetrics {
                 .register(registry);
         this.backlogs = MultiGauge.builder("jobq.tenant.backlog")
                 .description("Queued jobs of the largest backlogs by queue and tenant")
+                .register(registry);
+        this.capRunning = MultiGauge.builder("jobq.tenant.running")
+                .description("Running jobs of each tenant with a cap (max_running), by queue and tenant")
+                .register(registry);
+        this.capHeld = MultiGauge.builder("jobq.tenant.held")
+                .description("Jobs held back by their tenant's cap, by queue and tenant")
+                .register(registry);
+        this.capMax = MultiGauge.builder("jobq.tenant.max.running")
+                .description("The cap (max_running) of each capped tenant, by queue and tenant")
                 .register(registry);
         this.vacuum = new VacuumGauges(registry);
         this.refreshFailures = Counter.builder("jobq.metrics.refresh.failures")
@@ -102,6 +118,7 @@ final class JobMetrics {
             Map<QueueName, Map<JobState, Long>> counts = store.countsByQueueAndState();
             Map<QueueName, Duration> ages = store.oldestRunnableAge();
             List<Backlog> top = store.largestBacklogs(settings.topBacklogs());
+            List<CapUsage> caps = store.capUsage(settings.topBacklogs());
             Optional<VacuumHealth> health = store.vacuumHealth();
             List<MultiGauge.Row<?>> jobRows = new ArrayList<>();
             counts.forEach((queue, byState) -> {
@@ -118,14 +135,31 @@ final class JobMetrics {
             jobs.register(jobRows, true);
             oldestAge.register(ageRows, true);
             backlogs.register(backlogRows, true);
+            showCaps(caps);
             vacuum.show(health);
         } catch (JobQueueException e) {
             refreshFailures.increment();
             jobs.register(List.of(), true);
             oldestAge.register(List.of(), true);
             backlogs.register(List.of(), true);
+            showCaps(List.of());
             vacuum.show(Optional.empty());
             log.warn("metrics: cannot read job gauges from the store: {}", e.getMessage());
         }
+    }
+
+    private void showCaps(List<CapUsage> caps) {
+        List<MultiGauge.Row<?>> running = new ArrayList<>();
+        List<MultiGauge.Row<?>> held = new ArrayList<>();
+        List<MultiGauge.Row<?>> max = new ArrayList<>();
+        for (CapUsage c : caps) {
+            Tags tags = Tags.of("queue", c.queue().value(), "tenant", c.tenant().value());
+            running.add(MultiGauge.Row.of(tags, c.running()));
+            held.add(MultiGauge.Row.of(tags, c.held()));
+            max.add(MultiGauge.Row.of(tags, c.maxRunning().value()));
+        }
+        capRunning.register(running, true);
+        capHeld.register(held, true);
+        capMax.register(max, true);
     }
 }

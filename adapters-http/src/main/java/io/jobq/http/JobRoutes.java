@@ -112,7 +112,7 @@ final class JobRoutes {
             try {
                 return JobState.fromDbName(v);
             } catch (IllegalArgumentException e) {
-                throw ApiException.invalid("status", "status must be one of scheduled, queued, running, done, dead, was \""
+                throw ApiException.invalid("status", "status must be one of scheduled, queued, held, running, done, dead, was \""
                         + StoredText.excerpt(v) + "\"");
             }
         });

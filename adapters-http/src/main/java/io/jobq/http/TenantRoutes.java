@@ -4,14 +4,15 @@ import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import io.jobq.application.port.JobStore;
 import io.jobq.application.port.TenantSettings;
-import io.jobq.domain.job.QueueName;
 import io.jobq.domain.tenant.TenantId;
 
 /**
- * {@code PUT /tenants/{tenant}} {@link SetWeightRequest} → 200 {@code {"tenant", "queue", "weight"}}.
+ * {@code PUT /tenants/{tenant}} {@link TenantRequest} → 200 {@code {"tenant", "queue", "weight", "max_running"}}
+ * ({@code max_running} null when the tenant has no cap).
  *
  * <p>The weight applies to start tags handed out afterwards: jobs that become runnable later (new
- * enqueues, promotions of scheduled jobs, retries). Jobs already queued keep their place.
+ * enqueues, promotions of scheduled jobs, retries). Jobs already queued keep their place. A cap takes
+ * effect at once: see {@link JobStore#configureTenant}.
  */
 final class TenantRoutes {
     private final JobStore store;
@@ -23,13 +24,14 @@ final class TenantRoutes {
     }
 
     void register(RoutesConfig routes) {
-        routes.put("/tenants/{tenant}", this::setWeight);
+        routes.put("/tenants/{tenant}", this::configure);
     }
 
-    private void setWeight(Context ctx) {
+    private void configure(Context ctx) {
         TenantId tenant = Inputs.read(() -> Fields.checked("tenant", () -> TenantId.of(ctx.pathParam("tenant"))));
-        SetWeightRequest req = Inputs.read(() -> SetWeightRequest.from(JsonBodies.readObject(ctx, settings.maxBodyBytes())));
-        TenantSettings set = store.setWeight(tenant, QueueName.of(req.queue()), req.weight());
-        Responses.json(ctx, 200, new Views.TenantView(set.tenant().value(), set.queue().value(), set.weight().value()));
+        TenantRequest req = Inputs.read(() -> TenantRequest.from(JsonBodies.readObject(ctx, settings.maxBodyBytes())));
+        TenantSettings set = store.configureTenant(req.toUpdate(tenant));
+        Responses.json(ctx, 200, new Views.TenantView(set.tenant().value(), set.queue().value(), set.weight().value(),
+                set.maxRunning().map(m -> m.value()).orElse(null)));
     }
 }

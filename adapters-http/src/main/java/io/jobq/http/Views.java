@@ -17,11 +17,11 @@ public final class Views {
     /** {@code POST /jobs/batch}: the new ids in payload order. */
     public record BatchCreated(List<Long> ids) {}
 
-    /** {@code PUT /tenants/{tenant}}: the weight now in force. */
-    public record TenantView(String tenant, String queue, double weight) {}
+    /** {@code PUT /tenants/{tenant}}: the tenant's settings after the change; {@code max_running} null: no cap. */
+    public record TenantView(String tenant, String queue, double weight, Integer maxRunning) {}
 
     /**
-     * {@code GET /stats}: per queue, the count of jobs in each of the five states (zeros included).
+     * {@code GET /stats}: per queue, the count of jobs in each of the six states (zeros included).
      * scheduled, queued and running are exact; done and dead may be estimates on large tables (see
      * {@link io.jobq.application.port.JobStore#countsByQueueAndState()}).
      */

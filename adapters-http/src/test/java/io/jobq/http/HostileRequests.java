@@ -16,7 +16,7 @@ import java.util.Random;
 final class HostileRequests {
     private static final String[] FIELDS_JOB = {"task", "payload", "tenant", "queue", "idempotency_key", "max_attempts", "delay_seconds"};
     private static final String[] FIELDS_BATCH = {"task", "payloads", "tenant", "queue", "max_attempts", "delay_seconds"};
-    private static final String[] FIELDS_WEIGHT = {"weight", "queue"};
+    private static final String[] FIELDS_WEIGHT = {"weight", "queue", "max_running"};
     private static final String[] QUERY_PARAMS = {"tenant", "queue", "status", "limit", "after"};
     private static final String[] EXPONENTS = {"0", "1", "5", "-7", "308", "309", "-324", "400", "-400", "999", "1000", "1001",
             "-1000", "-1001", "16383", "-16384", "131071", "131072", "-131072", "999999999", "1000000000", "-1000000000",

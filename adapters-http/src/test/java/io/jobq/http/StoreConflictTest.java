@@ -9,9 +9,7 @@ import io.jobq.application.port.JobStore;
 import io.jobq.application.port.NewJob;
 import io.jobq.application.port.StoreConflictException;
 import io.jobq.application.port.TenantSettings;
-import io.jobq.domain.fairness.TenantWeight;
-import io.jobq.domain.job.QueueName;
-import io.jobq.domain.tenant.TenantId;
+import io.jobq.application.port.TenantUpdate;
 import io.jobq.postgres.PostgresJobStore;
 import io.jobq.postgres.testing.ForwardingJobStore;
 import io.jobq.postgres.testing.PostgresDatabaseExtension;
@@ -88,8 +86,8 @@ class StoreConflictTest {
             }
 
             @Override
-            public TenantSettings setWeight(TenantId tenant, QueueName queue, TenantWeight weight) {
-                throw new StoreConflictException("set weight", new RuntimeException("40001"));
+            public TenantSettings configureTenant(TenantUpdate update) {
+                throw new StoreConflictException("configure tenant", new RuntimeException("40001"));
             }
         });
 

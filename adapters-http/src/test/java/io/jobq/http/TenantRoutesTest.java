@@ -3,13 +3,11 @@ package io.jobq.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jobq.application.port.ClaimRequest;
-import io.jobq.domain.job.Job;
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.lease.WorkerId;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
@@ -45,5 +43,27 @@ class TenantRoutesTest extends ApiTestCase {
         // 3:1 of 400 is 300:100; allow ±5% of the claims
         assertThat(claimed.get("heavy")).isBetween(280L, 320L);
         assertThat(claimed.get("light")).isBetween(80L, 120L);
+    }
+
+    @Test
+    void aCapSetOverHttpHoldsTheJobsBeyondItAndNullRemovesIt() {
+        ApiClient.Reply set = f.client().put("/tenants/acme", "{\"max_running\": 2}");
+        assertThat(set.status()).as(set.toString()).isEqualTo(200);
+        assertThat(set.json().get("max_running").asInt()).isEqualTo(2);
+        assertThat(set.json().get("weight").asDouble()).as("left out: kept").isEqualTo(1.0);
+        String payloads = IntStream.range(0, 5).mapToObj(i -> "{}").collect(Collectors.joining(",", "[", "]"));
+        assertThat(f.client().post("/jobs/batch", "{\"task\": \"t\", \"tenant\": \"acme\", \"payloads\": " + payloads + "}").status())
+                .isEqualTo(201);
+
+        ApiClient.Reply stats = f.client().get("/stats");
+        assertThat(stats.json().at("/queues/default/queued").asLong()).isEqualTo(2);
+        assertThat(stats.json().at("/queues/default/held").asLong()).isEqualTo(3);
+        assertThat(f.client().get("/jobs?status=held").json().get("jobs")).hasSize(3);
+        assertThat(f.client().put("/tenants/acme", "{\"weight\": 2}").json().get("max_running").asInt())
+                .as("a weight change keeps the cap").isEqualTo(2);
+
+        ApiClient.Reply removed = f.client().put("/tenants/acme", "{\"max_running\": null}");
+        assertThat(removed.json().get("max_running").isNull()).isTrue();
+        assertThat(f.client().get("/stats").json().at("/queues/default/queued").asLong()).isEqualTo(5);
     }
 }

@@ -4,11 +4,14 @@ import static io.jobq.postgres.schema.Tables.JOBS;
 import static org.jooq.impl.DSL.val;
 
 import io.jobq.domain.job.Job;
+import io.jobq.domain.job.JobState;
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.job.TaskName;
 import io.jobq.domain.tenant.TenantId;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.jooq.DSLContext;
 import org.jooq.exception.DataAccessException;
@@ -47,6 +50,18 @@ final class Enqueuer {
     private Enqueuer() {}
 
     /**
+     * The tenant has a cap, so its jobs came back held: release what the cap allows (the upsert's row lock
+     * is held, as {@link FairTags#RELEASE} needs) and read them again, some now queued, in the same order.
+     */
+    private static List<Job> releaseHeld(DSLContext tx, QueueName queue, TenantId tenant, List<Job> held) {
+        TenantCaps.release(tx, queue.value(), tenant.value());
+        List<Long> ids = held.stream().map(j -> j.id().value()).toList();
+        Map<Long, Job> now = new HashMap<>();
+        for (Job j : tx.selectFrom(JOBS).where(JOBS.ID.in(ids)).fetch(JobRows::toJob)) now.put(j.id().value(), j);
+        return ids.stream().map(now::get).toList();
+    }
+
+    /**
      * Runs one enqueue statement on {@code tx}, which must be inside a transaction.
      *
      * @return the inserted jobs in payload order; EMPTY when the idempotency key was taken (the caller
@@ -59,10 +74,11 @@ final class Enqueuer {
         String[] texts = payloads.toArray(String[]::new);
         try {
             if (delay.isZero()) {
-                return tx.resultQuery(JobqSchema.of(tx).sql(FairTags.ENQUEUE), queue.value(), tenant.value(), task.value(),
+                List<Job> jobs = tx.resultQuery(JobqSchema.of(tx).sql(FairTags.ENQUEUE), queue.value(), tenant.value(), task.value(),
                                 val(texts.length, SQLDataType.INTEGER), val(maxAttempts, SQLDataType.INTEGER),
                                 val(idempotencyKey.orElse(null), SQLDataType.VARCHAR), texts)
                         .fetch(JobRows::toJob);
+                return jobs.stream().anyMatch(j -> j.state() == JobState.HELD) ? releaseHeld(tx, queue, tenant, jobs) : jobs;
             }
             return tx.resultQuery(JobqSchema.of(tx).sql(INSERT_SCHEDULED), queue.value(), tenant.value(), task.value(),
                             val(delay.toMillis(), SQLDataType.BIGINT), val(maxAttempts, SQLDataType.INTEGER),

@@ -64,7 +64,9 @@ final class FairTags {
      * Enqueue of 1..1,000 runnable jobs of one tenant, in ONE statement: charge the tenant (the upsert on
      * tenants takes its row lock, ON CONFLICT DO UPDATE), insert the jobs with consecutive tags
      * {@code new_L - (n - k)/weight} = {@code max(V, L) + k/weight}, and {@code pg_notify}, which PostgreSQL
-     * delivers only on commit. A new tenant's row is created with weight 1 and L = V + n.
+     * delivers only on commit. A new tenant's row is created with weight 1, no cap and L = V + n. A tenant
+     * with a cap is not charged here: its jobs are inserted held, without tags, and the caller releases as
+     * many as the cap allows with {@link #RELEASE} in the same transaction (the upsert's lock still held).
      * Binds: {0} queue, {1} tenant, {2} task, {3} n, {4} max attempts, {5} idempotency key, {6} payloads.
      * Returns the inserted rows in payload order; none when the idempotency key was taken (the caller rolls
      * back, undoing the charge).
@@ -76,12 +78,16 @@ final class FairTags {
                 INSERT INTO jobq.tenants AS t (queue, tenant, last_vtime)
                 SELECT {0}, {1}, v.now_v + {3} FROM v
                 ON CONFLICT (queue, tenant) DO UPDATE
-                    SET last_vtime = greatest(t.last_vtime, (SELECT now_v FROM v)) + {3} / t.weight
-                RETURNING t.last_vtime, t.weight
+                    SET last_vtime = CASE WHEN t.max_running IS NULL
+                                          THEN greatest(t.last_vtime, (SELECT now_v FROM v)) + {3} / t.weight
+                                          ELSE t.last_vtime END
+                RETURNING t.last_vtime, t.weight, t.max_running
             ), inserted AS (
-                INSERT INTO jobq.jobs (queue, tenant, task, payload, state, vtime, run_at, max_attempts, idempotency_key)
-                SELECT {0}, {1}, {2}, p.payload::jsonb, 'queued', c.last_vtime - ({3} - p.ord) / c.weight,
-                       now(), {4}, {5}
+                INSERT INTO jobq.jobs (queue, tenant, task, payload, state, vtime, run_at, max_attempts, idempotency_key, capped)
+                SELECT {0}, {1}, {2}, p.payload::jsonb,
+                       CASE WHEN c.max_running IS NULL THEN 'queued' ELSE 'held' END,
+                       CASE WHEN c.max_running IS NULL THEN c.last_vtime - ({3} - p.ord) / c.weight END,
+                       now(), {4}, {5}, c.max_running IS NOT NULL
                 FROM unnest({6}::text[]) WITH ORDINALITY AS p(payload, ord) CROSS JOIN charged c
                 ORDER BY p.ord
                 ON CONFLICT (tenant, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
@@ -99,8 +105,10 @@ final class FairTags {
      * enqueues' foreign-key checks take KEY SHARE on the same rows and must not be blocked. V is read once,
      * before any job of the pass is queued, so jobs promoted together into an empty queue start level and
      * none is charged for another. Each tenant's k-th promoted job (by run_at, id) gets
-     * {@code max(V, L) + k/weight}. Binds: {0} the most jobs to promote, {1} the queue. Returns
-     * (queue, promoted count, notified) for the queue, notifying its listeners on commit.
+     * {@code max(V, L) + k/weight}. A tenant with a cap is not charged: its due jobs become held, and the
+     * caller releases what the cap allows with {@link #RELEASE} in the same transaction. Binds: {0} the
+     * most jobs to promote, {1} the queue. Returns (queue, tenant, promoted, of them held, notified) per
+     * tenant, notifying the queue's listeners on commit when any job became queued.
      */
     static final String PROMOTE = """
             WITH due AS MATERIALIZED (
@@ -116,7 +124,7 @@ final class FairTags {
             ), counts AS MATERIALIZED (
                 SELECT queue, tenant, count(*) AS n FROM ranked GROUP BY queue, tenant
             ), locked AS MATERIALIZED (
-                SELECT t.queue, t.tenant, t.weight, t.last_vtime FROM jobq.tenants t
+                SELECT t.queue, t.tenant, t.weight, t.last_vtime, t.max_running FROM jobq.tenants t
                 WHERE (t.queue, t.tenant) IN (SELECT queue, tenant FROM counts)
                 ORDER BY t.queue, t.tenant
                 FOR NO KEY UPDATE
@@ -124,19 +132,27 @@ final class FairTags {
                 SELECT q.queue, %s AS v
                 FROM (SELECT DISTINCT queue FROM counts) q
             ), base AS MATERIALIZED (
-                SELECT l.queue, l.tenant, l.weight, greatest(l.last_vtime, qv.v) AS b, c.n
+                SELECT l.queue, l.tenant, l.weight, l.max_running, greatest(l.last_vtime, qv.v) AS b, c.n
                 FROM locked l JOIN queue_v qv USING (queue) JOIN counts c USING (queue, tenant)
             ), charged AS (
                 UPDATE jobq.tenants t SET last_vtime = base.b + base.n / base.weight
-                FROM base WHERE t.queue = base.queue AND t.tenant = base.tenant
+                FROM base WHERE t.queue = base.queue AND t.tenant = base.tenant AND base.max_running IS NULL
             ), promoted AS (
-                UPDATE jobq.jobs j SET state = 'queued', vtime = base.b + r.ord / base.weight
+                UPDATE jobq.jobs j SET
+                    state = CASE WHEN base.max_running IS NULL THEN 'queued' ELSE 'held' END,
+                    vtime = CASE WHEN base.max_running IS NULL THEN base.b + r.ord / base.weight END,
+                    capped = base.max_running IS NOT NULL
                 FROM ranked r JOIN base USING (queue, tenant)
                 WHERE j.id = r.id
-                RETURNING j.queue
+                RETURNING j.queue, j.tenant, j.state
+            ), by_tenant AS MATERIALIZED (
+                SELECT queue, tenant, count(*) AS n, count(*) FILTER (WHERE state = 'held') AS held
+                FROM promoted GROUP BY queue, tenant
             )
-            SELECT p.queue, p.n, pg_notify('%s', p.queue)::text AS notified
-            FROM (SELECT queue, count(*) AS n FROM promoted GROUP BY queue) p""".formatted(
+            SELECT b.queue, b.tenant, b.n, b.held, n.notified
+            FROM by_tenant b
+            CROSS JOIN (SELECT max(pg_notify('%s', {1})::text) AS notified
+                        FROM (SELECT 1 FROM by_tenant WHERE n > held LIMIT 1) any_queued) n""".formatted(
             queueVirtualTime("q.queue"), Enqueuer.CHANNEL);
 
     /**
@@ -149,4 +165,54 @@ final class FairTags {
             UPDATE jobq.tenants t SET last_vtime = greatest(t.last_vtime, (SELECT now_v FROM v)) + 1 / t.weight
             WHERE t.queue = {0} AND t.tenant = {1}
             RETURNING t.last_vtime""".formatted(queueVirtualTime("{0}"));
+
+    /**
+     * Releases a capped tenant's held jobs in one queue, as many as its cap allows now: {@code room =
+     * max_running - (its queued + running jobs)}, counted on {@code jobs_capped_active}; the oldest held jobs
+     * (by id, the tenant's own order) become queued with consecutive tags {@code max(V, L) + k/weight}, and
+     * the tenant is charged for them, as a promotion would. A tenant without a cap (removed) has every held
+     * job released. Binds: {0} queue, {1} tenant. Returns (released), notifying the queue's listeners on
+     * commit when it is above 0.
+     *
+     * <p><b>The caller must hold the tenant's row lock from an EARLIER statement of its transaction</b> (the
+     * enqueue's upsert, promotion's {@code locked}, or {@link TenantCaps#LOCK}). Every statement that can
+     * add to the count (enqueue, promotion, retry, release, a cap change) takes that lock first, so under
+     * READ COMMITTED this statement's snapshot, taken after the lock was granted, sees every such change
+     * committed before; what it may miss are runs that ended meanwhile, which only makes it release fewer,
+     * and those runs' own releases follow. Taking the lock in this same statement would not do: its
+     * snapshot would predate the wait.
+     */
+    static final String RELEASE = """
+            WITH t AS MATERIALIZED (
+                SELECT weight, last_vtime, max_running FROM jobq.tenants WHERE queue = {0} AND tenant = {1}
+            ), room AS MATERIALIZED (
+                SELECT CASE WHEN t.max_running IS NULL THEN NULL
+                            ELSE greatest(0, t.max_running - (SELECT count(*) FROM jobq.jobs a
+                                 WHERE a.capped AND a.state IN ('queued', 'running') AND a.queue = {0} AND a.tenant = {1}))
+                       END AS n
+                FROM t
+            ), picked AS MATERIALIZED (
+                SELECT id, row_number() OVER (ORDER BY id) AS ord FROM (
+                    SELECT h.id FROM jobq.jobs h
+                    WHERE h.state = 'held' AND h.queue = {0} AND h.tenant = {1}
+                    ORDER BY h.id
+                    LIMIT (SELECT n FROM room)
+                    FOR UPDATE) held
+            ), base AS MATERIALIZED (
+                SELECT greatest(t.last_vtime, %s) AS b, t.weight, t.max_running,
+                       (SELECT count(*) FROM picked) AS k
+                FROM t
+            ), charged AS (
+                UPDATE jobq.tenants x SET last_vtime = base.b + base.k / base.weight
+                FROM base WHERE x.queue = {0} AND x.tenant = {1} AND base.k > 0
+            ), released AS (
+                UPDATE jobq.jobs j SET state = 'queued', vtime = base.b + p.ord / base.weight,
+                                       capped = base.max_running IS NOT NULL
+                FROM picked p CROSS JOIN base
+                WHERE j.id = p.id
+                RETURNING j.id
+            )
+            SELECT (SELECT count(*) FROM released) AS released,
+                   (SELECT pg_notify('%s', {0}) FROM (SELECT 1 FROM released LIMIT 1) any_row)::text AS notified""".formatted(
+            queueVirtualTime("{0}"), Enqueuer.CHANNEL);
 }

@@ -17,6 +17,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.jooq.DSLContext;
 import org.jooq.Record;
 import org.jooq.exception.DataAccessException;
@@ -69,26 +70,28 @@ final class OutcomeStatement {
     private record Row(OutcomeWrite write, String state, String result, String lastError, Long retryMs) {}
 
     /**
+     * @param capped receives the (queue, tenant) of every applied row whose tenant has a cap: the caller
+     *     releases their held jobs ({@link TenantCaps#releaseAfterRunsEnded})
      * @return one answer per write, in their order; a rejected write carries the row as it is now
      * @throws DataAccessException for a failure of the database, not of a value (the caller's retry policy applies)
      */
-    static List<FencedWrite> write(DSLContext dsl, List<OutcomeWrite> writes) {
+    static List<FencedWrite> write(DSLContext dsl, List<OutcomeWrite> writes, Set<TenantCaps.Key> capped) {
         OutcomeWrite.requireDistinctJobs(writes);
         if (writes.isEmpty()) return List.of();
         List<Row> rows = writes.stream().map(OutcomeStatement::row).toList();
         Map<Long, Job> applied;
         try {
-            applied = execute(dsl, rows);
+            applied = execute(dsl, rows, capped);
         } catch (DataAccessException e) {
             if (!isRefusedValue(e)) throw e;
-            return rows.size() == 1 ? List.of(writeWithoutRefusedValue(dsl, rows.getFirst(), e)) : oneByOne(dsl, writes);
+            return rows.size() == 1 ? List.of(writeWithoutRefusedValue(dsl, rows.getFirst(), e, capped)) : oneByOne(dsl, writes, capped);
         }
         return answers(dsl, writes, applied);
     }
 
-    private static List<FencedWrite> oneByOne(DSLContext dsl, List<OutcomeWrite> writes) {
+    private static List<FencedWrite> oneByOne(DSLContext dsl, List<OutcomeWrite> writes, Set<TenantCaps.Key> capped) {
         List<FencedWrite> out = new ArrayList<>(writes.size());
-        for (OutcomeWrite w : writes) out.add(write(dsl, List.of(w)).getFirst());
+        for (OutcomeWrite w : writes) out.add(write(dsl, List.of(w), capped).getFirst());
         return out;
     }
 
@@ -97,12 +100,13 @@ final class OutcomeStatement {
      * its result dropped, a failed run keeps its decision with a note instead of its error text; either
      * way last_error says why. Nothing a run hands in can then fail the write of another.
      */
-    private static FencedWrite writeWithoutRefusedValue(DSLContext dsl, Row refused, DataAccessException why) {
+    private static FencedWrite writeWithoutRefusedValue(DSLContext dsl, Row refused, DataAccessException why,
+            Set<TenantCaps.Key> capped) {
         String reason = "the database refused it: " + Throwables.rootMessage(why);
         boolean done = refused.state().equals(JobState.DONE.dbName());
         Row row = new Row(refused.write(), refused.state(), null,
                 note((done ? "result not stored: " : "error text not stored: ") + reason), refused.retryMs());
-        return answers(dsl, List.of(row.write()), execute(dsl, List.of(row))).getFirst();
+        return answers(dsl, List.of(row.write()), execute(dsl, List.of(row), capped)).getFirst();
     }
 
     private static Row row(OutcomeWrite write) {
@@ -138,8 +142,8 @@ final class OutcomeStatement {
         return StoredText.sanitize(text, MAX_ERROR_BYTES);
     }
 
-    /** @return the rows the statement changed, by job id */
-    private static Map<Long, Job> execute(DSLContext dsl, List<Row> rows) {
+    /** @return the rows the statement changed, by job id; adds the capped tenants among them to {@code capped} */
+    private static Map<Long, Job> execute(DSLContext dsl, List<Row> rows, Set<TenantCaps.Key> capped) {
         int n = rows.size();
         Long[] ids = new Long[n];
         String[] workers = new String[n];
@@ -164,6 +168,7 @@ final class OutcomeStatement {
                 .coerce(JOBS)) {
             Job job = JobRows.toJobLenient(r);
             applied.put(job.id().value(), job);
+            TenantCaps.cappedKey(r).ifPresent(capped::add);
         }
         return applied;
     }

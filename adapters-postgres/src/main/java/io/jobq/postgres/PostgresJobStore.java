@@ -19,9 +19,9 @@ import io.jobq.application.port.RetryResult;
 import io.jobq.application.port.StoreConflictException;
 import io.jobq.application.port.StoreUnavailableException;
 import io.jobq.application.port.TenantSettings;
-import io.jobq.application.port.Throwables;
+import io.jobq.application.port.TenantUpdate;
+import io.jobq.application.port.CapUsage;
 import io.jobq.application.port.VacuumHealth;
-import io.jobq.domain.fairness.TenantWeight;
 import io.jobq.domain.job.Job;
 import io.jobq.domain.job.JobId;
 import io.jobq.domain.job.JobState;
@@ -325,8 +325,25 @@ public final class PostgresJobStore implements JobStore {
     @Override
     public List<FencedWrite> recordOutcomes(List<OutcomeWrite> writes) {
         Objects.requireNonNull(writes, "writes");
-        return run(writes.size() == 1 ? operation(writes.getFirst()) : "record outcomes",
-                () -> OutcomeStatement.write(dsl, writes));
+        Set<TenantCaps.Key> capped = new HashSet<>();
+        List<FencedWrite> answers = run(writes.size() == 1 ? operation(writes.getFirst()) : "record outcomes",
+                () -> OutcomeStatement.write(dsl, writes, capped));
+        releaseAfterRunsEnded(capped);
+        return answers;
+    }
+
+    /**
+     * Runs of capped tenants ended: release their held jobs now rather than at the next maintenance pass.
+     * The outcomes are committed already, so a failure here is logged, never thrown: the sweep catches up.
+     */
+    private void releaseAfterRunsEnded(Set<TenantCaps.Key> capped) {
+        if (capped.isEmpty()) return;
+        try {
+            run("release held jobs", () -> TenantCaps.releaseAfterRunsEnded(dsl, capped));
+        } catch (RuntimeException e) {
+            log.atWarn().setCause(e).log("releasing held jobs of {} capped tenant(s) after their runs ended failed;"
+                    + " the next maintenance pass releases them: {}", capped.size(), StoreErrors.serverMessage(e));
+        }
     }
 
     private static String operation(OutcomeWrite write) {
@@ -506,7 +523,10 @@ public final class PostgresJobStore implements JobStore {
                 promoted += run("promote due jobs", () -> dsl.transactionResult(cfg -> {
                     int n = 0;
                     for (Record r : cfg.dsl().resultQuery(schema.sql(FairTags.PROMOTE), val(limit, SQLDataType.INTEGER), queue)) {
-                        n += r.get(1, Long.class).intValue();
+                        long held = r.get(3, Long.class);
+                        n += (int) (r.get(2, Long.class) - held);
+                        // The tenant's row is locked by PROMOTE, an earlier statement: RELEASE may count.
+                        if (held > 0) n += TenantCaps.release(cfg.dsl(), queue, r.get(1, String.class));
                     }
                     return n;
                 }));
@@ -517,7 +537,8 @@ public final class PostgresJobStore implements JobStore {
                         + " until the next period; other queues are promoted: {}", queue, StoreErrors.serverMessage(e));
             }
         }
-        return promoted;
+        // Capped tenants whose runs ended without a release (reaped leases, a worker gone before its release).
+        return promoted + run("release held jobs", () -> TenantCaps.sweep(dsl, limit));
     }
 
     // ---------------------------------------------------------------- operator actions
@@ -536,19 +557,26 @@ public final class PostgresJobStore implements JobStore {
             if (current == null) return new RetryResult.NotFound(id);
             if (!JobState.DEAD.dbName().equals(current.get(JOBS.STATE))) return new RetryResult.NotDead(readGuarded(tx, id));
             String queue = current.get(JOBS.QUEUE);
-            double tag = tx.resultQuery(schema.sql(FairTags.CHARGE_ONE), queue, current.get(JOBS.TENANT)).fetchSingle(0, Double.class);
+            String tenant = current.get(JOBS.TENANT);
+            Record cap = tx.select(TENANTS.MAX_RUNNING).from(TENANTS).where(TENANTS.QUEUE.eq(queue).and(TENANTS.TENANT.eq(tenant)))
+                    .forNoKeyUpdate().fetchOne();
+            boolean capped = cap != null && cap.get(TENANTS.MAX_RUNNING) != null;
+            // A capped tenant's job is held, untagged, and released below if the cap has room.
+            Double tag = capped ? null : tx.resultQuery(schema.sql(FairTags.CHARGE_ONE), queue, tenant).fetchSingle(0, Double.class);
             // attempts keep counting (a new run must never reuse an old run's fencing token), so the job
             // gets a fresh budget by raising max_attempts instead.
             tx.update(JOBS)
-                    .set(JOBS.STATE, JobState.QUEUED.dbName())
+                    .set(JOBS.STATE, (capped ? JobState.HELD : JobState.QUEUED).dbName())
                     .set(JOBS.VTIME, tag)
+                    .set(JOBS.CAPPED, capped)
                     .set(JOBS.RUN_AT, DSL.currentOffsetDateTime())
                     .set(JOBS.MAX_ATTEMPTS, JOBS.ATTEMPTS.plus(JOBS.MAX_ATTEMPTS))
                     .setNull(JOBS.FINISHED_AT)
                     .setNull(JOBS.RESULT)
                     .where(JOBS.ID.eq(id.value()))
                     .execute();
-            tx.execute("SELECT pg_notify({0}, {1})", Enqueuer.CHANNEL, queue);
+            if (capped) TenantCaps.release(tx, queue, tenant);
+            else tx.execute("SELECT pg_notify({0}, {1})", Enqueuer.CHANNEL, queue);
             return new RetryResult.Requeued(readGuarded(tx, id));
         }));
     }
@@ -558,17 +586,11 @@ public final class PostgresJobStore implements JobStore {
                 .fetchSingle(JobRows::toJobLenient);
     }
 
+    /** One transaction: see {@link TenantCaps#configure}. */
     @Override
-    public TenantSettings setWeight(TenantId tenant, QueueName queue, TenantWeight weight) {
-        return run("set weight", () -> {
-            Record r = dsl.insertInto(TENANTS, TENANTS.QUEUE, TENANTS.TENANT, TENANTS.WEIGHT)
-                    .values(queue.value(), tenant.value(), weight.value())
-                    .onConflict(TENANTS.QUEUE, TENANTS.TENANT)
-                    .doUpdate().set(TENANTS.WEIGHT, weight.value())
-                    .returning(TENANTS.WEIGHT)
-                    .fetchSingle();
-            return new TenantSettings(tenant, queue, new TenantWeight(r.get(TENANTS.WEIGHT)));
-        });
+    public TenantSettings configureTenant(TenantUpdate update) {
+        Objects.requireNonNull(update, "update");
+        return run("configure tenant", () -> TenantCaps.configure(dsl, update));
     }
 
     // ---------------------------------------------------------------- reads
@@ -605,6 +627,8 @@ public final class PostgresJobStore implements JobStore {
             SELECT queue, 'scheduled' AS state, count(*) FROM jobq.jobs WHERE state = 'scheduled' GROUP BY queue
             UNION ALL
             SELECT queue, 'queued', count(*) FROM jobq.jobs WHERE state = 'queued' GROUP BY queue
+            UNION ALL
+            SELECT queue, 'held', count(*) FROM jobq.jobs WHERE state = 'held' GROUP BY queue
             UNION ALL
             SELECT queue, 'running', count(*) FROM jobq.jobs WHERE state = 'running' GROUP BY queue""";
 
@@ -686,6 +710,12 @@ public final class PostgresJobStore implements JobStore {
             }
             return out;
         });
+    }
+
+    @Override
+    public List<CapUsage> capUsage(int limit) {
+        requirePositive(limit);
+        return run("cap usage", () -> TenantCaps.usage(dsl, limit));
     }
 
     @Override

@@ -36,10 +36,15 @@ final class Results {
         peers.ifPresent(p -> p.results().forEach(r -> r.error().ifPresent(e ->
                 out.add("peers: " + r.system() + " at concurrency " + r.concurrency() + " failed: " + e))));
         Optional<FairnessExperiment.Result> fifo = fairness.stream().filter(r -> r.order() == io.jobq.postgres.ClaimOrder.FIFO).findFirst();
-        Optional<FairnessExperiment.Result> fair = fairness.stream().filter(r -> r.order() == io.jobq.postgres.ClaimOrder.FAIR).findFirst();
+        Optional<FairnessExperiment.Result> fair = fairness.stream()
+                .filter(r -> r.order() == io.jobq.postgres.ClaimOrder.FAIR && r.cap().isEmpty()).findFirst();
         if (fifo.isPresent() && fair.isPresent() && !(fair.get().smallWaitMs().p95() < fifo.get().smallWaitMs().p95())) {
             out.add("fairness: fair p95 wait of small tenants (" + Format.millis(fair.get().smallWaitMs().p95())
                     + ") is not lower than FIFO's (" + Format.millis(fifo.get().smallWaitMs().p95()) + ")");
+        }
+        for (FairnessExperiment.Result r : fairness) {
+            r.cap().filter(cap -> r.bigMostRunning() > cap).ifPresent(cap -> out.add("fairness: the flood tenant capped at "
+                    + cap + " was seen with " + r.bigMostRunning() + " jobs running at once"));
         }
         chaos.ifPresent(c -> {
             if (c.lost() > 0) out.add("chaos: " + c.lost() + " job(s) lost");

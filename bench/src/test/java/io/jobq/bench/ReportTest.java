@@ -66,10 +66,16 @@ class ReportTest {
     @Nested
     class Checks {
         private Results results(double fifoP95, double fairP95, long lost, long doneTwice) {
+            return results(fifoP95, fairP95, lost, doneTwice, FairnessExperiment.BIG_CAP);
+        }
+
+        private Results results(double fifoP95, double fairP95, long lost, long doneTwice, long cappedMostRunning) {
             Results r = new Results();
             r.fairness = List.of(
-                    new FairnessExperiment.Result(ClaimOrder.FIFO, Percentiles.of(1, fifoP95), 14.6),
-                    new FairnessExperiment.Result(ClaimOrder.FAIR, Percentiles.of(1, fairP95), 11.2));
+                    new FairnessExperiment.Result(ClaimOrder.FIFO, Optional.empty(), Percentiles.of(1, fifoP95), 14.6, 8),
+                    new FairnessExperiment.Result(ClaimOrder.FAIR, Optional.empty(), Percentiles.of(1, fairP95), 11.2, 8),
+                    new FairnessExperiment.Result(ClaimOrder.FAIR, Optional.of(FairnessExperiment.BIG_CAP), Percentiles.of(1, fairP95),
+                            40.1, cappedMostRunning));
             r.chaos = Optional.of(new ChaosExperiment.Result(1000, 1000 - lost, 0, lost, 13, 13, doneTwice, 0, 0, 17, 0, 20));
             return r;
         }
@@ -87,6 +93,12 @@ class ReportTest {
         }
 
         @Test
+        void failWhenTheCappedFloodWasSeenAboveItsCap() {
+            assertThat(results(13_500, 6, 0, 0, FairnessExperiment.BIG_CAP + 1).failedChecks()).singleElement().asString()
+                    .contains("capped at " + FairnessExperiment.BIG_CAP).contains("3 jobs running at once");
+        }
+
+        @Test
         void anExperimentErrorIsAFailedCheck() {
             Results r = new Results();
             r.errors.put("latency", "timed out");
@@ -100,7 +112,7 @@ class ReportTest {
                     "1.00", "2.00", Plan.QUICK);
             String text = Report.render(h, results(13_500, 6, 0, 0), true);
             assertThat(text).contains("nearest-rank").contains("cores: 2").contains("fsync=on")
-                    .contains("total run time: 90.0 s").contains("FIFO (oldest first)").contains("fair (this project)")
+                    .contains("total run time: 90.0 s").contains("FIFO (oldest first)").contains("fair (this project)").contains("fair, flood capped at 2")
                     .contains("Checks: passed").contains("Raw runs");
         }
     }

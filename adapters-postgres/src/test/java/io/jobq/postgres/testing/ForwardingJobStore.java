@@ -12,8 +12,9 @@ import io.jobq.application.port.NewJobBatch;
 import io.jobq.application.port.OutcomeWrite;
 import io.jobq.application.port.RetryResult;
 import io.jobq.application.port.TenantSettings;
+import io.jobq.application.port.TenantUpdate;
+import io.jobq.application.port.CapUsage;
 import io.jobq.application.port.VacuumHealth;
-import io.jobq.domain.fairness.TenantWeight;
 import io.jobq.domain.job.Job;
 import io.jobq.domain.job.JobId;
 import io.jobq.domain.job.JobState;
@@ -21,7 +22,6 @@ import io.jobq.domain.job.QueueName;
 import io.jobq.domain.lease.FencingToken;
 import io.jobq.domain.lease.WorkerId;
 import io.jobq.domain.retry.RetryDecision;
-import io.jobq.domain.tenant.TenantId;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -35,109 +35,119 @@ import java.util.Set;
  * one method (e.g. heartbeats) while everything else stays the real store; it is a decorator, not a mock.
  */
 public class ForwardingJobStore implements JobStore {
-    protected final JobStore delegate;
+    private final JobStore delegate;
 
     public ForwardingJobStore(JobStore delegate) {
         this.delegate = Objects.requireNonNull(delegate, "delegate");
     }
 
+    /** The store every call goes to; a subclass may decide per call (e.g. fail them all while "down"). */
+    protected JobStore delegate() {
+        return delegate;
+    }
+
     @Override
     public EnqueueResult enqueue(NewJob job) {
-        return delegate.enqueue(job);
+        return delegate().enqueue(job);
     }
 
     @Override
     public List<JobId> enqueueBatch(NewJobBatch batch) {
-        return delegate.enqueueBatch(batch);
+        return delegate().enqueueBatch(batch);
     }
 
     @Override
     public List<Job> claim(ClaimRequest req) {
-        return delegate.claim(req);
+        return delegate().claim(req);
     }
 
     @Override
     public List<FencedWrite> recordOutcomes(List<OutcomeWrite> writes) {
-        return delegate.recordOutcomes(writes);
+        return delegate().recordOutcomes(writes);
     }
 
     @Override
     public FencedWrite complete(FencingToken token, Optional<String> resultJson) {
-        return delegate.complete(token, resultJson);
+        return delegate().complete(token, resultJson);
     }
 
     @Override
     public FencedWrite fail(FencingToken token, String error, RetryDecision decision) {
-        return delegate.fail(token, error, decision);
+        return delegate().fail(token, error, decision);
     }
 
     @Override
     public Set<FencingToken> heartbeat(Collection<FencingToken> tokens, Duration leaseFor) {
-        return delegate.heartbeat(tokens, leaseFor);
+        return delegate().heartbeat(tokens, leaseFor);
     }
 
     @Override
     public List<Job> runsLeasedTo(WorkerId worker, int limit) {
-        return delegate.runsLeasedTo(worker, limit);
+        return delegate().runsLeasedTo(worker, limit);
     }
 
     @Override
     public int reapExpiredLeases(int limit, ExpiredLeaseDecider decider) {
-        return delegate.reapExpiredLeases(limit, decider);
+        return delegate().reapExpiredLeases(limit, decider);
     }
 
     @Override
     public int promoteDue(int limit) {
-        return delegate.promoteDue(limit);
+        return delegate().promoteDue(limit);
     }
 
     @Override
     public RetryResult retryDead(JobId id) {
-        return delegate.retryDead(id);
+        return delegate().retryDead(id);
     }
 
     @Override
-    public TenantSettings setWeight(TenantId tenant, QueueName queue, TenantWeight weight) {
-        return delegate.setWeight(tenant, queue, weight);
+    public TenantSettings configureTenant(TenantUpdate update) {
+        return delegate().configureTenant(update);
     }
 
     @Override
     public Optional<Job> get(JobId id) {
-        return delegate.get(id);
+        return delegate().get(id);
     }
 
     @Override
     public List<Job> list(JobQuery query) {
-        return delegate.list(query);
+        return delegate().list(query);
     }
 
     @Override
     public Map<QueueName, Map<JobState, Long>> countsByQueueAndState() {
-        return delegate.countsByQueueAndState();
+        return delegate().countsByQueueAndState();
     }
 
     @Override
     public Map<QueueName, Duration> oldestRunnableAge() {
-        return delegate.oldestRunnableAge();
+        return delegate().oldestRunnableAge();
+    }
+
+    @Override
+    public List<CapUsage> capUsage(int limit) {
+        return delegate().capUsage(limit);
     }
 
     @Override
     public List<Backlog> largestBacklogs(int limit) {
-        return delegate.largestBacklogs(limit);
+        return delegate().largestBacklogs(limit);
     }
 
     @Override
     public void ping() {
-        delegate.ping();
+        delegate().ping();
     }
 
     @Override
     public Optional<VacuumHealth> vacuumHealth() {
-        return delegate.vacuumHealth();
+        return delegate().vacuumHealth();
     }
 
     @Override
     public boolean vacuumIfNeeded() {
-        return delegate.vacuumIfNeeded();
+        return delegate().vacuumIfNeeded();
     }
 }

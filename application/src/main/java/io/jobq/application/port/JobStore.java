@@ -161,10 +161,24 @@ public interface JobStore {
     RetryResult retryDead(JobId id);
 
     /**
-     * Sets a tenant's weight in a queue, creating the tenant if needed. Applies to start tags handed out
-     * afterwards; jobs already queued keep theirs.
+     * Changes a tenant's settings in a queue, creating the tenant if needed, in one transaction.
+     * <ul>
+     *   <li>A weight applies to start tags handed out afterwards; jobs already queued keep theirs.</li>
+     *   <li>A cap ({@code max_running}) holds the tenant's jobs beyond it: at no instant are more than the
+     *       cap of its jobs in the queue queued or running together, so no more than that run, across every
+     *       worker. Setting or lowering it holds queued jobs beyond it (the newest tags first; running jobs
+     *       are never stopped, so until enough of them end more may still be running than the new cap);
+     *       raising or removing it releases held jobs at once, oldest first, with fresh start tags.</li>
+     * </ul>
+     *
+     * @return the tenant's settings after the change
      */
-    TenantSettings setWeight(TenantId tenant, QueueName queue, TenantWeight weight);
+    TenantSettings configureTenant(TenantUpdate update);
+
+    /** {@link #configureTenant} changing the weight only. */
+    default TenantSettings setWeight(TenantId tenant, QueueName queue, TenantWeight weight) {
+        return configureTenant(TenantUpdate.weight(tenant, queue, weight));
+    }
 
     /**
      * The job, if it exists. Never fails on a stored value: a row holding a value the domain would refuse
@@ -178,7 +192,7 @@ public interface JobStore {
     /**
      * Job counts by queue, then state; states with no jobs (or none seen by the sample) are omitted.
      *
-     * <p>scheduled, queued and running are exact. done and dead are exact while the jobs table is
+     * <p>scheduled, queued, held and running are exact. done and dead are exact while the jobs table is
      * small, and ESTIMATES on a large one: a store may read them from a sample or from statistics so
      * that the call stays cheap however many finished jobs pile up (the PostgreSQL store counts exactly
      * up to 1,000 heap pages, about 50,000-100,000 jobs, and above that scales up a ~500-page block
@@ -189,6 +203,9 @@ public interface JobStore {
 
     /** Per queue with queued jobs: how long the oldest queued job has been runnable. */
     Map<QueueName, Duration> oldestRunnableAge();
+
+    /** Running and held jobs of up to {@code limit} capped tenants, by queue and tenant. */
+    List<CapUsage> capUsage(int limit);
 
     /** The {@code limit} largest backlogs (queued jobs) by queue and tenant, largest first. */
     List<Backlog> largestBacklogs(int limit);

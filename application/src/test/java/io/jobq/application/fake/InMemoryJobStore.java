@@ -21,6 +21,9 @@ import io.jobq.application.port.OutcomeWrite;
 import io.jobq.application.port.RetryResult;
 import io.jobq.application.port.StoreUnavailableException;
 import io.jobq.application.port.TenantSettings;
+import io.jobq.domain.fairness.MaxRunning;
+import io.jobq.application.port.CapUsage;
+import io.jobq.application.port.TenantUpdate;
 import io.jobq.domain.fairness.TenantWeight;
 import io.jobq.domain.job.Job;
 import io.jobq.domain.job.JobId;
@@ -285,6 +288,7 @@ public final class InMemoryJobStore implements JobStore {
             }
             r.finishedAt = clock.instant();
             r.clearLease();
+            release(r.queue, r.tenant); // the run ended: its tenant may have room under its cap
             return new FencedWrite.Applied(r.toJob());
         });
     }
@@ -396,12 +400,51 @@ public final class InMemoryJobStore implements JobStore {
     }
 
     @Override
-    public TenantSettings setWeight(TenantId tenant, QueueName queue, TenantWeight weight) {
-        Objects.requireNonNull(weight, "weight");
-        return tx("setWeight", () -> {
-            tenantRow(queue, tenant).weight = weight;
-            return new TenantSettings(tenant, queue, weight);
+    public TenantSettings configureTenant(TenantUpdate update) {
+        Objects.requireNonNull(update, "update");
+        return tx("configureTenant", () -> {
+            TenantRow t = tenantRow(update.queue(), update.tenant());
+            update.weight().ifPresent(w -> t.weight = w);
+            switch (update.cap()) {
+                case TenantUpdate.CapChange.Keep keep -> { }
+                case TenantUpdate.CapChange.Remove remove -> t.maxRunning = null;
+                case TenantUpdate.CapChange.SetTo set -> {
+                    t.maxRunning = set.max().value();
+                    // Hold the queued jobs beyond the cap, newest tags first; running ones run on.
+                    long excess = active(update.queue(), update.tenant()) - t.maxRunning;
+                    List<Row> newest = rows.values().stream()
+                            .filter(r -> r.state == JobState.QUEUED && r.queue.equals(update.queue()) && r.tenant.equals(update.tenant()))
+                            .sorted(Comparator.comparingDouble((Row r) -> r.vtime).thenComparingLong(r -> r.id).reversed())
+                            .limit(Math.max(0, excess))
+                            .toList();
+                    for (Row r : newest) {
+                        r.state = JobState.HELD;
+                        r.vtime = Double.NaN;
+                    }
+                }
+            }
+            if (!(update.cap() instanceof TenantUpdate.CapChange.Keep)) release(update.queue(), update.tenant());
+            return new TenantSettings(update.tenant(), update.queue(), t.weight, Optional.ofNullable(t.maxRunning).map(MaxRunning::new));
         });
+    }
+
+    @Override
+    public List<CapUsage> capUsage(int limit) {
+        if (limit < 1) throw new IllegalArgumentException("limit must be >= 1, was " + limit);
+        return tx("capUsage", () -> tenants.entrySet().stream()
+                .filter(e -> e.getValue().maxRunning != null)
+                .sorted(Comparator.comparing((Map.Entry<TenantKey, TenantRow> e) -> e.getKey().queue().value())
+                        .thenComparing(e -> e.getKey().tenant().value()))
+                .limit(limit)
+                .map(e -> new CapUsage(e.getKey().queue(), e.getKey().tenant(), new MaxRunning(e.getValue().maxRunning),
+                        count(e.getKey(), JobState.RUNNING), count(e.getKey(), JobState.HELD)))
+                .toList());
+    }
+
+    private long count(TenantKey key, JobState state) {
+        return rows.values().stream()
+                .filter(r -> r.state == state && r.queue.equals(key.queue()) && r.tenant.equals(key.tenant()))
+                .count();
     }
 
     @Override
@@ -518,10 +561,40 @@ public final class InMemoryJobStore implements JobStore {
 
     private void makeRunnable(Row r, double queueVirtualTime) {
         TenantRow tenant = tenantRow(r.queue, r.tenant);
+        if (tenant.maxRunning != null) {
+            // A capped tenant's runnable job waits untagged; release() queues what the cap allows.
+            r.state = JobState.HELD;
+            r.vtime = Double.NaN;
+            release(r.queue, r.tenant);
+            return;
+        }
+        queue(r, tenant, queueVirtualTime);
+    }
+
+    private static void queue(Row r, TenantRow tenant, double queueVirtualTime) {
         double tag = Math.max(queueVirtualTime, tenant.lastVtime) + tenant.weight.step();
         tenant.lastVtime = tag;
         r.vtime = tag;
         r.state = JobState.QUEUED;
+    }
+
+    /** Queues the tenant's oldest held jobs, as many as its cap allows now (all of them without a cap). */
+    private void release(QueueName queue, TenantId tenant) {
+        TenantRow t = tenantRow(queue, tenant);
+        long room = t.maxRunning == null ? Long.MAX_VALUE : t.maxRunning - active(queue, tenant);
+        List<Row> held = rows.values().stream()
+                .filter(r -> r.state == JobState.HELD && r.queue.equals(queue) && r.tenant.equals(tenant))
+                .limit(Math.max(0, room))
+                .toList();
+        double v = virtualTime(queue);
+        for (Row r : held) queue(r, t, v);
+    }
+
+    /** The tenant's jobs queued or running in the queue: what its cap bounds. */
+    private long active(QueueName queue, TenantId tenant) {
+        return rows.values().stream()
+                .filter(r -> (r.state == JobState.QUEUED || r.state == JobState.RUNNING) && r.queue.equals(queue) && r.tenant.equals(tenant))
+                .count();
     }
 
     /** V: the lowest queued tag in the queue, else the highest tag handed out in it (0 when none ever was). */
@@ -557,6 +630,7 @@ public final class InMemoryJobStore implements JobStore {
             }
         }
         r.clearLease();
+        release(r.queue, r.tenant); // the run ended: its tenant may have room under its cap
     }
 
     /** The row if it is running under exactly this token, else null. */
@@ -665,6 +739,8 @@ public final class InMemoryJobStore implements JobStore {
     private static final class TenantRow {
         TenantWeight weight = TenantWeight.DEFAULT;
         double lastVtime;
+        /** The cap, or null for none. */
+        Integer maxRunning;
     }
 
     private static final class Row {

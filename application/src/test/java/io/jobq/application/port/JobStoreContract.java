@@ -310,7 +310,7 @@ public abstract class JobStoreContract {
         @Test
         void weightsApplyToTagsHandedOutAfterwards() {
             assertThat(store().setWeight(TenantId.of("heavy"), Q, TenantWeight.of(4)))
-                    .isEqualTo(new TenantSettings(TenantId.of("heavy"), Q, TenantWeight.of(4)));
+                    .isEqualTo(new TenantSettings(TenantId.of("heavy"), Q, TenantWeight.of(4), Optional.empty()));
             Job first = enqueue("heavy");
             store().setWeight(TenantId.of("heavy"), Q, TenantWeight.of(2));
 
@@ -853,6 +853,20 @@ public abstract class JobStoreContract {
     /** The fairness scenarios, on this store. */
     @Nested
     class Fairness extends FairnessContract {
+        @Override
+        protected JobStore store() {
+            return JobStoreContract.this.store();
+        }
+
+        @Override
+        protected void advanceTime(Duration by) {
+            JobStoreContract.this.advanceTime(by);
+        }
+    }
+
+    /** The cap rules, on this store. */
+    @Nested
+    class Caps extends CapsContract {
         @Override
         protected JobStore store() {
             return JobStoreContract.this.store();

@@ -9,10 +9,15 @@ import java.util.Locale;
  *
  * <pre>
  * scheduled ──promotion──▶ queued ──claim──▶ running ──complete──▶ done
- *     ▲                                        │
- *     └── fail (retryable) / lease expired ────┼──▶ dead (permanent, or out of attempts)
- * dead ──manual retry──▶ queued
+ *     ▲          │             ▲                │
+ *     │          ▼ (capped)    │ (a run ends)   │
+ *     │         held ──────────┘                │
+ *     └── fail (retryable) / lease expired ─────┼──▶ dead (permanent, or out of attempts)
+ * dead ──manual retry──▶ queued (or held)
  * </pre>
+ *
+ * A job of a tenant with a cap ({@code max_running}) in its queue becomes queued only while the tenant's
+ * queued and running jobs there are fewer than the cap; otherwise it is held (see {@link #HELD}).
  *
  * The stored form is the lower-case name ({@link #dbName()}), also used in the HTTP API.
  */
@@ -21,6 +26,13 @@ public enum JobState {
     SCHEDULED,
     /** Runnable, ordered by virtual time. A worker's claim moves it to running. */
     QUEUED,
+    /**
+     * Runnable, but its tenant is at its cap in this queue ({@code max_running} of its jobs queued or
+     * running): it waits, with no start tag, where claims never look. When one of the tenant's runs ends
+     * (or the cap is raised or removed) the store releases held jobs, oldest first, to queued, each with a
+     * fresh fair start tag, as promotion does for scheduled jobs.
+     */
+    HELD,
     /**
      * Leased to one worker until its lease expiry. The worker completes or fails it; if the lease
      * lapses first, maintenance reaps it to scheduled or dead.
@@ -46,6 +58,6 @@ public enum JobState {
             if (s.dbName().equals(name)) return s;
         }
         throw new IllegalArgumentException(
-                "status must be one of scheduled, queued, running, done, dead, was \"" + name + "\"");
+                "status must be one of scheduled, queued, held, running, done, dead, was \"" + name + "\"");
     }
 }

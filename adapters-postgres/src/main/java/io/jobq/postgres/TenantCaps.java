@@ -1,0 +1,201 @@
+package io.jobq.postgres;
+
+import static io.jobq.postgres.schema.Tables.JOBS;
+import static io.jobq.postgres.schema.Tables.TENANTS;
+
+import io.jobq.application.port.CapUsage;
+import io.jobq.application.port.TenantSettings;
+import io.jobq.application.port.TenantUpdate;
+import io.jobq.domain.fairness.MaxRunning;
+import io.jobq.domain.fairness.TenantWeight;
+import io.jobq.domain.job.QueueName;
+import io.jobq.domain.tenant.TenantId;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.Record;
+import org.jooq.impl.DSL;
+
+/**
+ * Per-tenant concurrency caps ({@code tenants.max_running}), kept exact without touching the claim.
+ *
+ * <h2>The design</h2>
+ * For a tenant with a cap in a queue, the store keeps this invariant: its jobs there that are queued or
+ * running number at most the cap. Claims take only queued jobs, so however many workers race, no claim can
+ * start a job beyond the cap, and the claim statement is the same lock-free SKIP LOCKED index scan for
+ * every tenant: no counter row, no tenant lock, no check on the claim path. The capped tenant's runnable
+ * jobs beyond the cap wait as {@code held} (outside {@code jobs_runnable}, so its backlog costs other
+ * tenants' claims nothing) and are released, oldest first and each with a fresh fair tag
+ * ({@link FairTags#RELEASE}), when the count drops.
+ *
+ * <p>The count is not a counter: {@link FairTags#RELEASE} counts the tenant's queued and running jobs on
+ * {@code jobs_capped_active}, a partial index only capped tenants' jobs enter (uncapped tenants pay for
+ * nothing). So no path that ends a run (a completion, a failure, a reaped lease, a row edited by hand)
+ * has to remember to decrement anything, and an expired lease frees its slot exactly once: when the reaper
+ * moves the row out of running, which happens once. Every path that ADDS to the count (an enqueue,
+ * promotion, a retry, a release, a cap change) holds the tenant's row lock while it does, which is what
+ * makes counting exact; see {@link FairTags#RELEASE}.
+ *
+ * <h2>Who releases</h2>
+ * The enqueue, promotion and retry of a capped tenant's job release in their own transaction. When runs
+ * end, the outcome write releases for the capped tenants among them right after ({@link #releaseAfterRunsEnded}),
+ * and every maintenance pass sweeps all capped tenants with held jobs ({@link #sweep}), which covers reaped
+ * leases, a worker that died between its outcome and the release, and any release that failed.
+ * A REPEATABLE READ transaction enqueueing through {@code JobClient} cannot over-release on an old
+ * snapshot: every path that adds to the count also updates the tenant row, so such a transaction gets a
+ * serialization failure instead.
+ */
+final class TenantCaps {
+    /** A (queue, tenant) pair, sorted so that rows are always locked in the same order (no deadlocks). */
+    record Key(String queue, String tenant) implements Comparable<Key> {
+        @Override
+        public int compareTo(Key o) {
+            int c = queue.compareTo(o.queue);
+            return c != 0 ? c : tenant.compareTo(o.tenant);
+        }
+    }
+
+    /** Locks one tenant row for a later {@link FairTags#RELEASE}; returns its max_running (or nothing). */
+    private static final String LOCK = """
+            SELECT max_running FROM jobq.tenants WHERE queue = {0} AND tenant = {1} FOR NO KEY UPDATE""";
+
+    /** Capped tenants with held jobs: the sweep's work list, riding tenants_capped and jobs_held. */
+    private static final String WITH_HELD = """
+            SELECT t.queue, t.tenant FROM jobq.tenants t
+            WHERE t.max_running IS NOT NULL
+              AND EXISTS (SELECT 1 FROM jobq.jobs h WHERE h.state = 'held' AND h.queue = t.queue AND h.tenant = t.tenant)
+            ORDER BY t.queue, t.tenant
+            LIMIT {0}""";
+
+    /** A cap set: the tenant's live jobs count from now on (one statement, so the next one sees them). */
+    private static final String MARK = """
+            UPDATE jobq.jobs SET capped = true
+            WHERE queue = {0} AND tenant = {1} AND state IN ('scheduled', 'queued', 'held', 'running') AND NOT capped""";
+
+    /**
+     * A new or lowered cap: holds the tenant's queued jobs beyond it, newest tags first (running jobs are
+     * never stopped). Binds: {0} queue, {1} tenant, {2} the cap. Runs after {@link #MARK}, in a statement of
+     * its own: PostgreSQL skips a row a statement updates twice, and a CTE does not see its siblings' writes.
+     */
+    private static final String HOLD_EXCESS = """
+            WITH excess AS MATERIALIZED (
+                SELECT id FROM jobq.jobs
+                WHERE state = 'queued' AND queue = {0} AND tenant = {1}
+                ORDER BY vtime DESC, id DESC
+                LIMIT greatest(0, (SELECT count(*) FROM jobq.jobs a
+                                   WHERE a.capped AND a.state IN ('queued', 'running') AND a.queue = {0} AND a.tenant = {1}) - {2})
+                FOR UPDATE
+            )
+            UPDATE jobq.jobs j SET state = 'held', vtime = NULL
+            FROM excess e WHERE j.id = e.id""";
+
+    /** A removed cap: the tenant's live jobs are no longer counted (held ones are released by RELEASE). */
+    private static final String UNMARK = """
+            UPDATE jobq.jobs SET capped = false
+            WHERE queue = {0} AND tenant = {1} AND state IN ('scheduled', 'queued', 'running') AND capped""";
+
+    /** Usage of every capped tenant (metrics). */
+    private static final String USAGE = """
+            SELECT t.queue, t.tenant, t.max_running,
+                   (SELECT count(*) FROM jobq.jobs a WHERE a.capped AND a.state = 'running' AND a.queue = t.queue AND a.tenant = t.tenant),
+                   (SELECT count(*) FROM jobq.jobs h WHERE h.state = 'held' AND h.queue = t.queue AND h.tenant = t.tenant)
+            FROM jobq.tenants t WHERE t.max_running IS NOT NULL
+            ORDER BY t.queue, t.tenant
+            LIMIT {0}""";
+
+    private TenantCaps() {}
+
+    /**
+     * Releases what the cap allows of the tenant's held jobs. {@code tx} must be a transaction that already
+     * holds the tenant's row lock from an earlier statement (see {@link FairTags#RELEASE}).
+     *
+     * @return how many jobs became queued
+     */
+    static int release(DSLContext tx, String queue, String tenant) {
+        return tx.resultQuery(JobqSchema.of(tx).sql(FairTags.RELEASE), queue, tenant).fetchSingle(0, Long.class).intValue();
+    }
+
+    /**
+     * After runs of capped tenants ended: in one transaction, locks their rows (sorted) and releases for
+     * each. Nothing to do, and no statement sent, when {@code ended} is empty.
+     */
+    static int releaseAfterRunsEnded(DSLContext dsl, Collection<Key> ended) {
+        if (ended.isEmpty()) return 0;
+        SortedSet<Key> keys = new TreeSet<>(ended);
+        return dsl.transactionResult(cfg -> {
+            DSLContext tx = cfg.dsl();
+            for (Key k : keys) tx.resultQuery(JobqSchema.of(tx).sql(LOCK), k.queue(), k.tenant()).fetch();
+            int released = 0;
+            for (Key k : keys) released += release(tx, k.queue(), k.tenant());
+            return released;
+        });
+    }
+
+    /** Maintenance: releases for up to {@code limit} capped tenants that have held jobs; returns how many became queued. */
+    static int sweep(DSLContext dsl, int limit) {
+        List<Key> keys = new ArrayList<>();
+        for (Record r : dsl.resultQuery(JobqSchema.of(dsl).sql(WITH_HELD), limit)) {
+            keys.add(new Key(r.get(0, String.class), r.get(1, String.class)));
+        }
+        int released = 0;
+        // One transaction per tenant: a short lock each, and one tenant's failure is not the others'.
+        for (Key k : keys) released += releaseAfterRunsEnded(dsl, List.of(k));
+        return released;
+    }
+
+    /** Applies {@code u} in one transaction; see {@link io.jobq.application.port.JobStore#configureTenant}. */
+    static TenantSettings configure(DSLContext dsl, TenantUpdate u) {
+        String queue = u.queue().value();
+        String tenant = u.tenant().value();
+        return dsl.transactionResult(cfg -> {
+            DSLContext tx = cfg.dsl();
+            // The upsert takes the row lock that every later statement here relies on.
+            Field<Double> weight = u.weight().isPresent() ? DSL.val(u.weight().get().value()) : TENANTS.WEIGHT;
+            Record row = tx.insertInto(TENANTS, TENANTS.QUEUE, TENANTS.TENANT, TENANTS.WEIGHT)
+                    .values(queue, tenant, u.weight().orElse(TenantWeight.DEFAULT).value())
+                    .onConflict(TENANTS.QUEUE, TENANTS.TENANT)
+                    .doUpdate().set(TENANTS.WEIGHT, weight)
+                    .returning(TENANTS.WEIGHT, TENANTS.MAX_RUNNING)
+                    .fetchSingle();
+            Integer max = switch (u.cap()) {
+                case TenantUpdate.CapChange.Keep keep -> row.get(TENANTS.MAX_RUNNING);
+                case TenantUpdate.CapChange.Remove remove -> null;
+                case TenantUpdate.CapChange.SetTo set -> set.max().value();
+            };
+            if (!(u.cap() instanceof TenantUpdate.CapChange.Keep)) {
+                tx.update(TENANTS).set(TENANTS.MAX_RUNNING, max)
+                        .where(TENANTS.QUEUE.eq(queue).and(TENANTS.TENANT.eq(tenant))).execute();
+                if (max == null) {
+                    tx.execute(JobqSchema.of(tx).sql(UNMARK), queue, tenant);
+                } else {
+                    tx.execute(JobqSchema.of(tx).sql(MARK), queue, tenant);
+                    tx.execute(JobqSchema.of(tx).sql(HOLD_EXCESS), queue, tenant, max);
+                }
+                release(tx, queue, tenant);
+            }
+            return new TenantSettings(u.tenant(), u.queue(), new TenantWeight(row.get(TENANTS.WEIGHT)),
+                    Optional.ofNullable(max).map(MaxRunning::new));
+        });
+    }
+
+    /** Running and held jobs of up to {@code limit} capped tenants, by queue and tenant. */
+    static List<CapUsage> usage(DSLContext dsl, int limit) {
+        List<CapUsage> out = new ArrayList<>();
+        for (Record r : dsl.resultQuery(JobqSchema.of(dsl).sql(USAGE), limit)) {
+            out.add(new CapUsage(new QueueName(JobRows.storedName(r.get(0, String.class))),
+                    new TenantId(JobRows.storedName(r.get(1, String.class))), new MaxRunning(r.get(2, Integer.class)),
+                    r.get(3, Long.class), r.get(4, Long.class)));
+        }
+        return out;
+    }
+
+    /** The capped (queue, tenant) of a row returned with {@code j.*}, if the row is capped. */
+    static Optional<Key> cappedKey(Record r) {
+        return Boolean.TRUE.equals(r.get(JOBS.CAPPED)) ? Optional.of(new Key(r.get(JOBS.QUEUE), r.get(JOBS.TENANT))) : Optional.empty();
+    }
+}
