@@ -14,8 +14,8 @@ import java.util.jar.JarOutputStream;
 import java.util.stream.Stream;
 
 /**
- * Packs a {@link JobHandlerProvider} from the test classes into a plug-in jar, as README's "Writing a
- * handler" tells users to: its class files (nested ones too) and the ServiceLoader entry naming it.
+ * Packs a {@link JobHandlerProvider} from the test classes into a plug-in jar, as docs/api.md ("Handlers:
+ * what a run sees") tells users to: its class files (nested ones too) and the ServiceLoader entry naming it.
  */
 final class PluginJar {
     private PluginJar() {}
