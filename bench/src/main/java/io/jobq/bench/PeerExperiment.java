@@ -10,11 +10,13 @@ import java.util.Optional;
  * The peer comparison: jobq, db-scheduler and JobRunr each drain {@link Plan#peerJobs()} queued
  * no-op jobs with one worker process (this JVM) of c slots, for each c of {@link Plan#concurrencies()},
  * one after the other at each c, so the three are measured minutes apart at most, on the same server
- * and disk. Each peer gets a fresh database of its own; enqueueing is not timed.
+ * and disk; {@link Plan#runs()} rounds of that, each round all systems at all c again, so a noisy minute
+ * costs every system alike and the report shows each cell's median. Each peer gets a fresh database of
+ * its own; enqueueing is not timed.
  */
 final class PeerExperiment {
     /**
-     * One system at one concurrency.
+     * One run of one system at one concurrency.
      *
      * @param drain what was measured; empty when the run failed
      * @param error why it failed; empty when it ran
@@ -22,7 +24,7 @@ final class PeerExperiment {
     record Result(String system, int concurrency, Optional<Drain> drain, Optional<String> error) {}
 
     /**
-     * @param results every cell, in run order
+     * @param results every run of every cell, in run order
      * @param settings each system's settings at each concurrency, in the order measured
      */
     record Outcome(List<Result> results, Map<String, List<String>> settings) {}
@@ -59,20 +61,26 @@ final class PeerExperiment {
         List<Result> results = new ArrayList<>();
         Map<String, List<String>> settings = new LinkedHashMap<>();
         for (int c : plan.concurrencies()) {
-            for (PeerSystem s : systems) {
-                settings.computeIfAbsent(s.name(), k -> new ArrayList<>()).add("c=" + c + ": " + s.settings(c));
-                try {
-                    Drain d = s.drain(plan.peerJobs(), c);
-                    results.add(new Result(s.name(), c, Optional.of(d), Optional.empty()));
-                    progress.step("peers %s, concurrency %d: %s jobs/s", s.name(), c, Format.rate(d.jobsPerSecond()));
-                } catch (RuntimeException e) {
-                    String what = e.getMessage() == null ? e.toString() : e.getMessage();
-                    results.add(new Result(s.name(), c, Optional.empty(), Optional.of(what)));
-                    progress.step("peers %s, concurrency %d FAILED: %s", s.name(), c, what);
-                    e.printStackTrace(System.err);
-                }
+            for (PeerSystem s : systems) settings.computeIfAbsent(s.name(), k -> new ArrayList<>()).add("c=" + c + ": " + s.settings(c));
+        }
+        for (int round = 1; round <= plan.runs(); round++) {
+            for (int c : plan.concurrencies()) {
+                for (PeerSystem s : systems) results.add(measure(s, c, round));
             }
         }
         return new Outcome(results, settings);
+    }
+
+    private Result measure(PeerSystem s, int c, int round) {
+        try {
+            Drain d = s.drain(plan.peerJobs(), c);
+            progress.step("peers %s, concurrency %d, run %d/%d: %s jobs/s", s.name(), c, round, plan.runs(), Format.rate(d.jobsPerSecond()));
+            return new Result(s.name(), c, Optional.of(d), Optional.empty());
+        } catch (RuntimeException e) {
+            String what = e.getMessage() == null ? e.toString() : e.getMessage();
+            progress.step("peers %s, concurrency %d, run %d/%d FAILED: %s", s.name(), c, round, plan.runs(), what);
+            e.printStackTrace(System.err);
+            return new Result(s.name(), c, Optional.empty(), Optional.of(what));
+        }
     }
 }

@@ -43,7 +43,7 @@ final class PeerReport {
         out.append("Peers. ").append(Format.count(p.peerJobs())).append(" no-op jobs queued up front (not timed), drained by one worker")
                 .append(" process (this JVM) with c\nslots; jobs/second from the first job picked up to the last outcome committed")
                 .append(" (start-up not timed).\nEach system on a fresh database of its own on the same server, the three one after")
-                .append(" the other at each c,\none run each:\n\n")
+                .append(" the other at each c,\nin ").append(p.runs()).append(" round(s) of every system at every c; each cell the median of its runs:\n\n")
                 .append(rates.render());
         String jobq = systems.isEmpty() ? null : systems.getFirst();
         if (systems.size() > 1) {
@@ -134,9 +134,11 @@ final class PeerReport {
         return head.toArray(String[]::new);
     }
 
+    /** The median jobs/s of the runs of {@code system} at {@code c} that ran; empty when none did. */
     private static Optional<Double> rate(PeerExperiment.Outcome o, String system, int c) {
-        return o.results().stream().filter(r -> r.system().equals(system) && r.concurrency() == c).findFirst()
-                .flatMap(PeerExperiment.Result::drain).map(Drain::jobsPerSecond);
+        List<Double> runs = o.results().stream().filter(r -> r.system().equals(system) && r.concurrency() == c)
+                .flatMap(r -> r.drain().stream()).map(Drain::jobsPerSecond).toList();
+        return runs.isEmpty() ? Optional.empty() : Optional.of(Percentiles.of(runs).p50());
     }
 
     private static String failed(PeerExperiment.Outcome o, String system, int c) {
