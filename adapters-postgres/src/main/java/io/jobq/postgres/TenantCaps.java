@@ -51,6 +51,8 @@ import org.jooq.impl.DSL;
  * serialization failure instead.
  */
 final class TenantCaps {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(TenantCaps.class);
+
     /** A (queue, tenant) pair, sorted so that rows are always locked in the same order (no deadlocks). */
     record Key(String queue, String tenant) implements Comparable<Key> {
         @Override
@@ -60,22 +62,38 @@ final class TenantCaps {
         }
     }
 
-    /** Locks one tenant row for a later {@link FairTags#RELEASE}; returns its max_running (or nothing). */
+    /**
+     * Locks one tenant row for a later {@link FairTags#RELEASE}, unless another transaction holds it: no row
+     * then. Never waiting keeps the outcome flush and the maintenance pass off every tenant lock, including
+     * one an application transaction holds through {@link JobClient} for as long as it likes, and out of
+     * every lock cycle. A release skipped here is the sweep's, at the next maintenance pass.
+     */
     private static final String LOCK = """
-            SELECT max_running FROM jobq.tenants WHERE queue = {0} AND tenant = {1} FOR NO KEY UPDATE""";
+            SELECT max_running FROM jobq.tenants WHERE queue = {0} AND tenant = {1} FOR NO KEY UPDATE SKIP LOCKED""";
 
-    /** Capped tenants with held jobs: the sweep's work list, riding tenants_capped and jobs_held. */
+    /**
+     * Capped tenants with held jobs and room under their cap: the sweep's work list, riding tenants_capped,
+     * jobs_held and jobs_capped_active (counting at most max_running entries per tenant). Tenants at their cap
+     * are left out, or they would fill every pass's {@code LIMIT} and hide the tenants behind them for good.
+     */
     private static final String WITH_HELD = """
             SELECT t.queue, t.tenant FROM jobq.tenants t
             WHERE t.max_running IS NOT NULL
               AND EXISTS (SELECT 1 FROM jobq.jobs h WHERE h.state = 'held' AND h.queue = t.queue AND h.tenant = t.tenant)
+              AND (SELECT count(*) FROM (SELECT 1 FROM jobq.jobs a
+                                         WHERE a.capped AND a.state IN ('queued', 'running') AND a.queue = t.queue AND a.tenant = t.tenant
+                                         LIMIT t.max_running) active) < t.max_running
             ORDER BY t.queue, t.tenant
             LIMIT {0}""";
 
-    /** A cap set: the tenant's live jobs count from now on (one statement, so the next one sees them). */
+    /**
+     * A cap set: the tenant's live jobs count from now on (one statement, so the next one sees them).
+     * Scheduled jobs are left alone: promotion sets their flag when they become runnable, and it locks them
+     * BEFORE their tenant's row, the opposite order of this transaction (a deadlock, if this locked them).
+     */
     private static final String MARK = """
             UPDATE jobq.jobs SET capped = true
-            WHERE queue = {0} AND tenant = {1} AND state IN ('scheduled', 'queued', 'held', 'running') AND NOT capped""";
+            WHERE queue = {0} AND tenant = {1} AND state IN ('queued', 'held', 'running') AND NOT capped""";
 
     /**
      * A new or lowered cap: holds the tenant's queued jobs beyond it, newest tags first (running jobs are
@@ -94,10 +112,13 @@ final class TenantCaps {
             UPDATE jobq.jobs j SET state = 'held', vtime = NULL
             FROM excess e WHERE j.id = e.id""";
 
-    /** A removed cap: the tenant's live jobs are no longer counted (held ones are released by RELEASE). */
+    /**
+     * A removed cap: the tenant's live jobs are no longer counted (held ones are released by RELEASE).
+     * Scheduled jobs are left alone, as in {@link #MARK}.
+     */
     private static final String UNMARK = """
             UPDATE jobq.jobs SET capped = false
-            WHERE queue = {0} AND tenant = {1} AND state IN ('scheduled', 'queued', 'running') AND capped""";
+            WHERE queue = {0} AND tenant = {1} AND state IN ('queued', 'running') AND capped""";
 
     /** Usage of every capped tenant (metrics). */
     private static final String USAGE = """
@@ -121,22 +142,29 @@ final class TenantCaps {
     }
 
     /**
-     * After runs of capped tenants ended: in one transaction, locks their rows (sorted) and releases for
-     * each. Nothing to do, and no statement sent, when {@code ended} is empty.
+     * After runs of capped tenants ended: in one transaction, locks the rows of those not locked by another
+     * transaction ({@link #LOCK}, sorted, never waiting) and releases for each of them; the others are left
+     * to the sweep. Nothing to do, and no statement sent, when {@code ended} is empty.
      */
     static int releaseAfterRunsEnded(DSLContext dsl, Collection<Key> ended) {
         if (ended.isEmpty()) return 0;
         SortedSet<Key> keys = new TreeSet<>(ended);
         return dsl.transactionResult(cfg -> {
             DSLContext tx = cfg.dsl();
-            for (Key k : keys) tx.resultQuery(JobqSchema.of(tx).sql(LOCK), k.queue(), k.tenant()).fetch();
+            List<Key> locked = new ArrayList<>();
+            for (Key k : keys) {
+                if (tx.resultQuery(JobqSchema.of(tx).sql(LOCK), k.queue(), k.tenant()).fetch().isNotEmpty()) locked.add(k);
+            }
             int released = 0;
-            for (Key k : keys) released += release(tx, k.queue(), k.tenant());
+            for (Key k : locked) released += release(tx, k.queue(), k.tenant());
             return released;
         });
     }
 
-    /** Maintenance: releases for up to {@code limit} capped tenants that have held jobs; returns how many became queued. */
+    /**
+     * Maintenance: releases for up to {@code limit} capped tenants that have held jobs and room; returns how
+     * many became queued.
+     */
     static int sweep(DSLContext dsl, int limit) {
         List<Key> keys = new ArrayList<>();
         for (Record r : dsl.resultQuery(JobqSchema.of(dsl).sql(WITH_HELD), limit)) {
@@ -144,7 +172,16 @@ final class TenantCaps {
         }
         int released = 0;
         // One transaction per tenant: a short lock each, and one tenant's failure is not the others'.
-        for (Key k : keys) released += releaseAfterRunsEnded(dsl, List.of(k));
+        for (Key k : keys) {
+            try {
+                released += PostgresJobStore.run("release held jobs", () -> releaseAfterRunsEnded(dsl, List.of(k)));
+            } catch (io.jobq.application.port.StoreUnavailableException e) {
+                throw e;
+            } catch (RuntimeException e) {
+                log.atWarn().setCause(e).log("releasing held jobs of tenant {} in queue {} failed; the next pass tries"
+                        + " again: {}", k.tenant(), k.queue(), StoreErrors.serverMessage(e));
+            }
+        }
         return released;
     }
 
