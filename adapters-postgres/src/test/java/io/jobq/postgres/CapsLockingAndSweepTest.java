@@ -26,8 +26,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
-/** Findings of the review of per-tenant caps (commit 4361252): each test failed before its fix. */
-class CapsReviewTest extends PostgresStoreTestCase {
+/**
+ * Caps where locks and maintenance meet: an outcome write never waits for a tenant row an application
+ * transaction holds, the sweep reaches every tenant with room however many sit at their cap, and a cap
+ * change never deadlocks with promotion. Each test failed against the first version of caps.
+ */
+class CapsLockingAndSweepTest extends PostgresStoreTestCase {
     static final TenantId A = TenantId.of("a");
     static final TenantId B = TenantId.of("b");
     static final TenantId FREE = TenantId.of("free");
@@ -45,7 +49,7 @@ class CapsReviewTest extends PostgresStoreTestCase {
     }
 
     /**
-     * Finding 1. recordOutcomes releases held jobs synchronously, waiting (no timeout) for the capped tenant's
+     * recordOutcomes releases held jobs synchronously, waiting (no timeout) for the capped tenant's
      * row lock. An application transaction that enqueued for that tenant through JobClient holds the lock until
      * it commits, so the worker's outcome flush (every tenant's outcomes in it, the uncapped one's too) hangs.
      */
@@ -74,7 +78,7 @@ class CapsReviewTest extends PostgresStoreTestCase {
     }
 
     /**
-     * Finding 2. The sweep takes the first {@code limit} capped tenants with held jobs by name, whether or not
+     * The sweep takes the first {@code limit} capped tenants with held jobs by name, whether or not
      * they have room. Tenants at their cap fill every pass, and a tenant behind them whose run ended without a
      * release (a reaped lease, dead) keeps its held jobs forever. Scaled down: limit 1, two tenants (the same
      * happens with the default 1,000 and 1,001 capped tenants with a backlog).
@@ -96,7 +100,7 @@ class CapsReviewTest extends PostgresStoreTestCase {
     }
 
     /**
-     * Finding 3. configureTenant locks the tenant row (upsert) and then, in MARK, the tenant's scheduled jobs;
+     * configureTenant locks the tenant row (upsert) and then, in MARK, the tenant's scheduled jobs;
      * promotion locks due scheduled jobs and then their tenants' rows. Opposite orders: a deadlock, which
      * PostgreSQL breaks after deadlock_timeout by aborting one of them (run() retries it). Made deterministic
      * here: MARK first waits on a queued job another transaction holds, meanwhile promotion takes the due job
@@ -128,7 +132,7 @@ class CapsReviewTest extends PostgresStoreTestCase {
 
     /** A DataSource whose statements record every deadlock (40P01) they fail with, which run() would hide. */
     static DataSource deadlockRecorder(DataSource real, List<String> deadlocks) {
-        return (DataSource) java.lang.reflect.Proxy.newProxyInstance(CapsReviewTest.class.getClassLoader(),
+        return (DataSource) java.lang.reflect.Proxy.newProxyInstance(CapsLockingAndSweepTest.class.getClassLoader(),
                 new Class<?>[] {DataSource.class}, (p, m, args) -> {
                     Object r = invoke(m, real, args);
                     return r instanceof Connection c ? recording(Connection.class, c, deadlocks) : r;
@@ -136,7 +140,7 @@ class CapsReviewTest extends PostgresStoreTestCase {
     }
 
     private static Object recording(Class<?> type, Object target, List<String> deadlocks) {
-        return java.lang.reflect.Proxy.newProxyInstance(CapsReviewTest.class.getClassLoader(), type == Connection.class
+        return java.lang.reflect.Proxy.newProxyInstance(CapsLockingAndSweepTest.class.getClassLoader(), type == Connection.class
                 ? new Class<?>[] {Connection.class} : target.getClass().getInterfaces(), (p, m, args) -> {
                     Object r;
                     try {
@@ -148,7 +152,7 @@ class CapsReviewTest extends PostgresStoreTestCase {
                     if (r instanceof java.sql.Statement s && !(r instanceof java.sql.ResultSet)) {
                         Class<?> iface = r instanceof java.sql.CallableStatement ? java.sql.CallableStatement.class
                                 : r instanceof java.sql.PreparedStatement ? java.sql.PreparedStatement.class : java.sql.Statement.class;
-                        return java.lang.reflect.Proxy.newProxyInstance(CapsReviewTest.class.getClassLoader(),
+                        return java.lang.reflect.Proxy.newProxyInstance(CapsLockingAndSweepTest.class.getClassLoader(),
                                 new Class<?>[] {iface}, (p2, m2, a2) -> {
                                     try {
                                         return invoke(m2, s, a2);
