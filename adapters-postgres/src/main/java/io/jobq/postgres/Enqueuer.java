@@ -77,13 +77,13 @@ final class Enqueuer {
                 List<Job> jobs = tx.resultQuery(JobqSchema.of(tx).sql(FairTags.ENQUEUE), queue.value(), tenant.value(), task.value(),
                                 val(texts.length, SQLDataType.INTEGER), val(maxAttempts, SQLDataType.INTEGER),
                                 val(idempotencyKey.orElse(null), SQLDataType.VARCHAR), texts)
-                        .fetch(JobRows::toJob);
+                        .coerce(JOBS).fetch(JobRows::toJob); // i.* lists the table's columns in order: read by position
                 return jobs.stream().anyMatch(j -> j.state() == JobState.HELD) ? releaseHeld(tx, queue, tenant, jobs) : jobs;
             }
             return tx.resultQuery(JobqSchema.of(tx).sql(INSERT_SCHEDULED), queue.value(), tenant.value(), task.value(),
                             val(delay.toMillis(), SQLDataType.BIGINT), val(maxAttempts, SQLDataType.INTEGER),
                             val(idempotencyKey.orElse(null), SQLDataType.VARCHAR), texts)
-                    .fetch(JobRows::toJob);
+                    .coerce(JOBS).fetch(JobRows::toJob);
         } catch (DataAccessException e) {
             String state = StoreErrors.sqlState(e);
             // 22P02 invalid text representation (not JSON), 22P05 untranslatable character (\u0000 in jsonb),
