@@ -72,18 +72,26 @@ final class TenantCaps {
             SELECT max_running FROM jobq.tenants WHERE queue = {0} AND tenant = {1} FOR NO KEY UPDATE SKIP LOCKED""";
 
     /**
-     * Capped tenants with held jobs and room under their cap: the sweep's work list, riding tenants_capped,
-     * jobs_held and jobs_capped_active (counting at most max_running entries per tenant). Tenants at their cap
-     * are left out, or they would fill every pass's {@code LIMIT} and hide the tenants behind them for good.
+     * Tenants with held jobs and room for some: the sweep's work list. It walks the distinct (queue, tenant)
+     * pairs of jobs_held (a loose index scan: one probe per pair, however many jobs each holds) and keeps
+     * those whose tenant has no cap (removed by hand, not through the API, which releases at once) or is
+     * below it, counted on jobs_capped_active up to max_running entries. Tenants at their cap are passed
+     * over, or they would fill every pass's {@code LIMIT} and hide the tenants behind them for good.
      */
     private static final String WITH_HELD = """
-            SELECT t.queue, t.tenant FROM jobq.tenants t
-            WHERE t.max_running IS NOT NULL
-              AND EXISTS (SELECT 1 FROM jobq.jobs h WHERE h.state = 'held' AND h.queue = t.queue AND h.tenant = t.tenant)
-              AND (SELECT count(*) FROM (SELECT 1 FROM jobq.jobs a
+            WITH RECURSIVE held AS (
+                (SELECT queue, tenant FROM jobq.jobs WHERE state = 'held' ORDER BY queue, tenant LIMIT 1)
+                UNION ALL
+                SELECT n.queue, n.tenant FROM held p
+                CROSS JOIN LATERAL (SELECT j.queue, j.tenant FROM jobq.jobs j
+                                    WHERE j.state = 'held' AND (j.queue, j.tenant) > (p.queue, p.tenant)
+                                    ORDER BY j.queue, j.tenant LIMIT 1) n
+            )
+            SELECT h.queue, h.tenant FROM held h JOIN jobq.tenants t ON t.queue = h.queue AND t.tenant = h.tenant
+            WHERE t.max_running IS NULL
+               OR (SELECT count(*) FROM (SELECT 1 FROM jobq.jobs a
                                          WHERE a.capped AND a.state IN ('queued', 'running') AND a.queue = t.queue AND a.tenant = t.tenant
                                          LIMIT t.max_running) active) < t.max_running
-            ORDER BY t.queue, t.tenant
             LIMIT {0}""";
 
     /**
@@ -162,8 +170,8 @@ final class TenantCaps {
     }
 
     /**
-     * Maintenance: releases for up to {@code limit} capped tenants that have held jobs and room; returns how
-     * many became queued.
+     * Maintenance: releases for up to {@code limit} tenants that have held jobs and room ({@link #WITH_HELD});
+     * returns how many became queued.
      */
     static int sweep(DSLContext dsl, int limit) {
         List<Key> keys = new ArrayList<>();

@@ -99,6 +99,20 @@ class CapsLockingAndSweepTest extends PostgresStoreTestCase {
         assertThat(count("tenant = 'a' AND state IN ('queued', 'running')")).as("a stays at its cap").isEqualTo(1);
     }
 
+    /** A cap removed by hand (not through the API, which releases at once) strands no held job. */
+    @Test
+    void heldJobsOfATenantWhoseCapWasRemovedByHandAreReleased() {
+        cap(A, 1);
+        enqueue(A, 3);
+        assertThat(count("tenant = 'a' AND state = 'held'")).isEqualTo(2);
+        db.execute("UPDATE tenants SET max_running = NULL WHERE tenant = 'a'");
+
+        store.promoteDue(100);
+
+        assertThat(count("tenant = 'a' AND state = 'held'")).isZero();
+        assertThat(count("tenant = 'a' AND state = 'queued'")).isEqualTo(3);
+    }
+
     /**
      * configureTenant locks the tenant row (upsert) and then, in MARK, the tenant's scheduled jobs;
      * promotion locks due scheduled jobs and then their tenants' rows. Opposite orders: a deadlock, which
