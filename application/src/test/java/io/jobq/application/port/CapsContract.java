@@ -101,7 +101,8 @@ public abstract class CapsContract {
         store().promoteDue(100); // maintenance's pass: reaps, then promotes and releases
         store().promoteDue(100);
         assertThat(inState(CAPPED, Q, JobState.QUEUED)).as("one slot freed, once").containsExactly(ids.get(1));
-        assertThat(inState(CAPPED, Q, JobState.HELD)).containsExactly(ids.get(2));
+        // The reaped job waits for its retry (scheduled), or, if its jittered delay was near 0, held behind the cap.
+        assertThat(inState(CAPPED, Q, JobState.HELD)).contains(ids.get(2)).doesNotContain(ids.get(1));
     }
 
     @Test
