@@ -84,6 +84,7 @@ final class ClaimLoop {
             return;
         }
         int want = Math.min(fill(free), settings.claimBatchSize());
+        if (stop.isStopped()) return; // close() began while fill waited: claim nothing more
         // Taken before the request: the store's lease starts later than this, so a deadline counted from
         // here can only be early, never late (see LeaseKeeper).
         long sentNanos = System.nanoTime();
@@ -107,21 +108,26 @@ final class ClaimLoop {
 
     /**
      * While handlers are running, waits up to {@link WorkerSettings#batchFillWait} for more slots to free, up
-     * to {@code min(claimBatchSize, concurrency)}: runs that end about together are replaced by one full
-     * claim (one commit) instead of one claim each. An idle worker, or a lone run ending, claims at once.
+     * to {@link #fullClaim()}: runs that end about together are replaced by one full claim (one commit)
+     * instead of one claim each. An idle worker, or a lone run ending, claims at once; a stopping one stops
+     * waiting (and {@link #pass} then claims nothing).
      *
      * @return the free slots now
      */
     private int fill(int free) {
-        int full = Math.min(settings.claimBatchSize(), settings.concurrency());
         long deadline = System.nanoTime() + settings.batchFillWait().toNanos();
-        while (free < full && runs.running() > 0) {
+        while (free < fullClaim() && runs.running() > 0 && !stop.isStopped()) {
             long left = deadline - System.nanoTime();
             if (left <= 0) break;
             signal.await(Duration.ofNanos(left));
             free = runs.freeSlots();
         }
         return free;
+    }
+
+    /** A full claim: {@code min(claimBatchSize, concurrency)} jobs. */
+    private int fullClaim() {
+        return Math.min(settings.claimBatchSize(), settings.concurrency());
     }
 
     /**

@@ -56,7 +56,8 @@ import java.util.Optional;
  *     write of outcomes waits for more outcomes, so a busy worker commits many at once, and a claim waits
  *     for more slots to free (up to {@code min(claimBatchSize, concurrency)}), so its claims come back
  *     full; neither waits when no handler is running, so a lone run is claimed and written at once. The
- *     latency a busy worker trades for fewer commits; 0..1 s. Default: 2 ms.
+ *     latency a busy worker trades for fewer commits (while one long handler keeps a slot, every pickup
+ *     beside it pays it); 0..1 s. Default: 2 ms.
  */
 public record WorkerSettings(
         List<QueueName> queues,

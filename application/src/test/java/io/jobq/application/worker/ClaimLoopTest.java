@@ -205,4 +205,32 @@ class ClaimLoopTest extends WorkerFixture {
         worker.close();
         return seen.claims.stream().map(List::size).toList();
     }
+
+    @Test
+    void aClaimLoopWaitingToFillABatchClaimsNothingOnceCloseBegins() throws Exception {
+        Semaphore done = new Semaphore(0);
+        AtomicInteger returned = new AtomicInteger();
+        handlers.register("gated", ctx -> {
+            done.acquire();
+            returned.incrementAndGet();
+            return Optional.empty();
+        });
+        for (int i = 0; i < 2; i++) enqueue("gated", "{}");
+        Worker w = start(FAST.toBuilder().concurrency(2).claimBatchSize(2).batchFillWait(Duration.ofSeconds(1))
+                .gracePeriod(Duration.ofSeconds(3)).build());
+        Await.until(SOON, "a full claim of 2", () -> events.claimedJobs() == 2);
+        JobId late = enqueue("gated", "{}");
+        done.release(1); // one run ends: after a full claim, the loop waits up to 1 s for the other slot
+        Await.until(SOON, "one handler returned", () -> returned.get() == 1);
+        Thread.sleep(50);
+        int claimsBefore = store.calls("claim");
+
+        Thread closer = Thread.ofPlatform().start(w::close);
+        Thread.sleep(100);
+        done.release(10);
+        closer.join(SOON.toMillis());
+
+        assertThat(store.calls("claim")).as("claims after close() began").isEqualTo(claimsBefore);
+        assertThat(store.require(late).state()).isEqualTo(JobState.QUEUED);
+    }
 }
