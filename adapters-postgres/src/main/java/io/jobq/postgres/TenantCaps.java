@@ -4,6 +4,7 @@ import static io.jobq.postgres.schema.Tables.JOBS;
 import static io.jobq.postgres.schema.Tables.TENANTS;
 
 import io.jobq.application.port.CapUsage;
+import io.jobq.application.port.StoreUnavailableException;
 import io.jobq.application.port.TenantSettings;
 import io.jobq.application.port.TenantUpdate;
 import io.jobq.domain.fairness.MaxRunning;
@@ -20,6 +21,8 @@ import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Record;
 import org.jooq.impl.DSL;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Per-tenant concurrency caps ({@code tenants.max_running}), kept exact without touching the claim.
@@ -51,7 +54,7 @@ import org.jooq.impl.DSL;
  * serialization failure instead.
  */
 final class TenantCaps {
-    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(TenantCaps.class);
+    private static final Logger log = LoggerFactory.getLogger(TenantCaps.class);
 
     /** A (queue, tenant) pair, sorted so that rows are always locked in the same order (no deadlocks). */
     record Key(String queue, String tenant) implements Comparable<Key> {
@@ -183,7 +186,7 @@ final class TenantCaps {
         for (Key k : keys) {
             try {
                 released += PostgresJobStore.run("release held jobs", () -> releaseAfterRunsEnded(dsl, List.of(k)));
-            } catch (io.jobq.application.port.StoreUnavailableException e) {
+            } catch (StoreUnavailableException e) {
                 throw e;
             } catch (RuntimeException e) {
                 log.atWarn().setCause(e).log("releasing held jobs of tenant {} in queue {} failed; the next pass tries"

@@ -49,9 +49,10 @@ class CapsLockingAndSweepTest extends PostgresStoreTestCase {
     }
 
     /**
-     * recordOutcomes releases held jobs synchronously, waiting (no timeout) for the capped tenant's
-     * row lock. An application transaction that enqueued for that tenant through JobClient holds the lock until
-     * it commits, so the worker's outcome flush (every tenant's outcomes in it, the uncapped one's too) hangs.
+     * recordOutcomes releases held jobs right after writing the outcomes. An application transaction that
+     * enqueued for the capped tenant through JobClient holds that tenant's row lock until it commits; waiting
+     * for it would hang the worker's whole outcome flush (every tenant's outcomes in it, the uncapped one's
+     * too), so the release skips a locked row and leaves it to the sweep.
      */
     @Test
     void anOutcomeWriteDoesNotWaitForAnApplicationTransactionHoldingTheCappedTenantsRow() throws Exception {

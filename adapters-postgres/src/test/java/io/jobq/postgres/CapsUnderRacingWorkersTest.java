@@ -12,6 +12,7 @@ import io.jobq.application.worker.HandlerRegistry;
 import io.jobq.application.worker.Worker;
 import io.jobq.application.worker.WorkerSettings;
 import io.jobq.domain.fairness.MaxRunning;
+import io.jobq.domain.fairness.TenantWeight;
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.job.TaskName;
 import io.jobq.domain.lease.WorkerId;
@@ -93,7 +94,7 @@ class CapsUnderRacingWorkersTest {
 
     @Test
     void withoutTheCapTheSameWatcherSeesMoreRunning() throws Exception {
-        long most = mostRunningSeen(store.setWeight(CAPPED, Q, io.jobq.domain.fairness.TenantWeight.DEFAULT));
+        long most = mostRunningSeen(store.setWeight(CAPPED, Q, TenantWeight.DEFAULT));
         assertThat(most).as("the deliberately wrong variant: no cap applied").isGreaterThan(CAP);
     }
 

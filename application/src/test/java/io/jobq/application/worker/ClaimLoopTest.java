@@ -3,6 +3,7 @@ package io.jobq.application.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jobq.application.fake.Await;
+import io.jobq.application.fake.ManualWakeupChannel;
 import io.jobq.application.port.ClaimRequest;
 import io.jobq.domain.job.Job;
 import io.jobq.domain.job.QueueName;
@@ -191,7 +192,7 @@ class ClaimLoopTest extends WorkerFixture {
         });
         for (int i = 0; i < 8; i++) enqueue(task, "{}");
         RecordingListener seen = new RecordingListener();
-        wakeups = new io.jobq.application.fake.ManualWakeupChannel(); // a channel starts once: one per worker
+        wakeups = new ManualWakeupChannel(); // a channel starts once: one per worker
         Worker worker = start(Worker.builder(store, handlers).listener(seen)
                 .settings(FAST.toBuilder().concurrency(4).claimBatchSize(4).batchFillWait(fillWait).build()));
         Await.until(SOON, "4 claimed", () -> seen.claimedJobs() == 4);
