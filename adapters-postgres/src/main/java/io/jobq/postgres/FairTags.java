@@ -1,5 +1,7 @@
 package io.jobq.postgres;
 
+import io.jobq.application.port.JobStore;
+
 /**
  * Every statement that hands out a fair start tag ({@code jobs.vtime}) and charges a tenant for it: the
  * enqueue of runnable jobs, the promotion of due scheduled jobs, and the retry of a dead job. The claim
@@ -61,41 +63,52 @@ final class FairTags {
     }
 
     /**
+     * Whether the queue named by {@code queue} (a bind placeholder or a column) charges by work, as an SQL
+     * boolean: its {@code queues} row says {@code work}; a queue without a row charges per job.
+     */
+    static String chargesWork(String queue) {
+        return "coalesce((SELECT qs.fairness = 'work' FROM jobq.queues qs WHERE qs.queue = %s), false)".formatted(queue);
+    }
+
+    /**
      * Enqueue of 1..1,000 runnable jobs of one tenant, in ONE statement: charge the tenant (the upsert on
      * tenants takes its row lock, ON CONFLICT DO UPDATE), insert the jobs with consecutive tags
      * {@code new_L - (n - k)/weight} = {@code max(V, L) + k/weight}, and {@code pg_notify}, which PostgreSQL
      * delivers only on commit. A new tenant's row is created with weight 1, no cap and L = V + n. A tenant
      * with a cap is not charged here: its jobs are inserted held, without tags, and the caller releases as
      * many as the cap allows with {@link #RELEASE} in the same transaction (the upsert's lock still held).
+     * So is every job of a work queue: {@link #RELEASE} tags it from the tenant's estimate.
      * Binds: {0} queue, {1} tenant, {2} task, {3} n, {4} max attempts, {5} idempotency key, {6} payloads.
      * Returns the inserted rows in payload order; none when the idempotency key was taken (the caller rolls
      * back, undoing the charge).
      */
     static final String ENQUEUE = """
             WITH v AS MATERIALIZED (
-                SELECT %s AS now_v
+                SELECT %s AS now_v, %s AS work
             ), charged AS (
                 INSERT INTO jobq.tenants AS t (queue, tenant, last_vtime)
-                SELECT {0}, {1}, v.now_v + {3} FROM v
+                SELECT {0}, {1}, CASE WHEN v.work THEN v.now_v ELSE v.now_v + {3} END FROM v
                 ON CONFLICT (queue, tenant) DO UPDATE
-                    SET last_vtime = CASE WHEN t.max_running IS NULL
+                    SET last_vtime = CASE WHEN t.max_running IS NULL AND NOT (SELECT work FROM v)
                                           THEN greatest(t.last_vtime, (SELECT now_v FROM v)) + {3} / t.weight
                                           ELSE t.last_vtime END
                 RETURNING t.last_vtime, t.weight, t.max_running
+            ), gate AS MATERIALIZED (
+                SELECT c.last_vtime, c.weight, (c.max_running IS NOT NULL OR v.work) AS held FROM charged c CROSS JOIN v
             ), inserted AS (
                 INSERT INTO jobq.jobs (queue, tenant, task, payload, state, vtime, run_at, max_attempts, idempotency_key, capped)
                 SELECT {0}, {1}, {2}, p.payload::jsonb,
-                       CASE WHEN c.max_running IS NULL THEN 'queued' ELSE 'held' END,
-                       CASE WHEN c.max_running IS NULL THEN c.last_vtime - ({3} - p.ord) / c.weight END,
-                       now(), {4}, {5}, c.max_running IS NOT NULL
-                FROM unnest({6}::text[]) WITH ORDINALITY AS p(payload, ord) CROSS JOIN charged c
+                       CASE WHEN c.held THEN 'held' ELSE 'queued' END,
+                       CASE WHEN NOT c.held THEN c.last_vtime - ({3} - p.ord) / c.weight END,
+                       now(), {4}, {5}, c.held
+                FROM unnest({6}::text[]) WITH ORDINALITY AS p(payload, ord) CROSS JOIN gate c
                 ORDER BY p.ord
                 ON CONFLICT (tenant, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
                 RETURNING *
             )
             SELECT i.* FROM inserted i
             CROSS JOIN (SELECT pg_notify('%s', {0}) FROM (SELECT 1 FROM inserted LIMIT 1) any_row) notified
-            ORDER BY i.id""".formatted(queueVirtualTime("{0}"), Enqueuer.CHANNEL);
+            ORDER BY i.id""".formatted(queueVirtualTime("{0}"), chargesWork("{0}"), Enqueuer.CHANNEL);
 
     /**
      * Promotion of one queue's due scheduled jobs in one statement. due: the queue's oldest due jobs,
@@ -105,7 +118,7 @@ final class FairTags {
      * enqueues' foreign-key checks take KEY SHARE on the same rows and must not be blocked. V is read once,
      * before any job of the pass is queued, so jobs promoted together into an empty queue start level and
      * none is charged for another. Each tenant's k-th promoted job (by run_at, id) gets
-     * {@code max(V, L) + k/weight}. A tenant with a cap is not charged: its due jobs become held, and the
+     * {@code max(V, L) + k/weight}. A tenant with a cap, or in a work queue, is not charged: its due jobs become held, and the
      * caller releases what the cap allows with {@link #RELEASE} in the same transaction. Binds: {0} the
      * most jobs to promote, {1} the queue. Returns (queue, tenant, promoted, of them held, notified) per
      * tenant, notifying the queue's listeners on commit when any job became queued.
@@ -129,19 +142,20 @@ final class FairTags {
                 ORDER BY t.queue, t.tenant
                 FOR NO KEY UPDATE
             ), queue_v AS MATERIALIZED (
-                SELECT q.queue, %s AS v
+                SELECT q.queue, %s AS v, %s AS work
                 FROM (SELECT DISTINCT queue FROM counts) q
             ), base AS MATERIALIZED (
-                SELECT l.queue, l.tenant, l.weight, l.max_running, greatest(l.last_vtime, qv.v) AS b, c.n
+                SELECT l.queue, l.tenant, l.weight, (l.max_running IS NOT NULL OR qv.work) AS held,
+                       greatest(l.last_vtime, qv.v) AS b, c.n
                 FROM locked l JOIN queue_v qv USING (queue) JOIN counts c USING (queue, tenant)
             ), charged AS (
                 UPDATE jobq.tenants t SET last_vtime = base.b + base.n / base.weight
-                FROM base WHERE t.queue = base.queue AND t.tenant = base.tenant AND base.max_running IS NULL
+                FROM base WHERE t.queue = base.queue AND t.tenant = base.tenant AND NOT base.held
             ), promoted AS (
                 UPDATE jobq.jobs j SET
-                    state = CASE WHEN base.max_running IS NULL THEN 'queued' ELSE 'held' END,
-                    vtime = CASE WHEN base.max_running IS NULL THEN base.b + r.ord / base.weight END,
-                    capped = base.max_running IS NOT NULL
+                    state = CASE WHEN base.held THEN 'held' ELSE 'queued' END,
+                    vtime = CASE WHEN NOT base.held THEN base.b + r.ord / base.weight END,
+                    capped = base.held
                 FROM ranked r JOIN base USING (queue, tenant)
                 WHERE j.id = r.id
                 RETURNING j.queue, j.tenant, j.state
@@ -153,7 +167,7 @@ final class FairTags {
             FROM by_tenant b
             CROSS JOIN (SELECT max(pg_notify('%s', {1})::text) AS notified
                         FROM (SELECT 1 FROM by_tenant WHERE n > held LIMIT 1) any_queued) n""".formatted(
-            queueVirtualTime("q.queue"), Enqueuer.CHANNEL);
+            queueVirtualTime("q.queue"), chargesWork("q.queue"), Enqueuer.CHANNEL);
 
     /**
      * Charges a tenant one job and returns its tag, {@code max(V, L) + 1/weight}: the enqueue's charge, for
@@ -167,12 +181,24 @@ final class FairTags {
             RETURNING t.last_vtime""".formatted(queueVirtualTime("{0}"));
 
     /**
-     * Releases a capped tenant's held jobs in one queue, as many as its cap allows now: {@code room =
-     * max_running - (its queued + running jobs)}, counted on {@code jobs_capped_active}; the oldest held jobs
-     * (by id, the tenant's own order) become queued with consecutive tags {@code max(V, L) + k/weight}, and
-     * the tenant is charged for them, as a promotion would. A tenant without a cap (removed) has every held
-     * job released. Binds: {0} queue, {1} tenant. Returns (released), notifying the queue's listeners on
-     * commit when it is above 0.
+     * Releases a tenant's held jobs in one queue, as many as its cap and its queue allow now, oldest first
+     * (by id, the tenant's own order), each tagged and queued; the tenant is charged for them as a promotion
+     * would charge it. Binds: {0} queue, {1} tenant. Returns (released), notifying the queue's listeners
+     * on commit when it is above 0.
+     * <ul>
+     *   <li>Room: with a cap, {@code max_running - (its queued + running jobs)}, counted on
+     *       {@code jobs_capped_active}; in a work queue also {@code WORK_WINDOW - its queued jobs}; the
+     *       smaller of the two. With neither (a cap removed, a queue set back to jobs), every held job.</li>
+     *   <li>Work queues, SFQ with variable service times (Goyal, Vin and Cheng, 1996): first the tenant's
+     *       {@code measured_runs} are folded in (taken, under the row lock): its last tag L moves by
+     *       {@code (measured - charged) / weight} (a run longer than its estimate costs more, a shorter one
+     *       refunds; never below 0, and V still bounds it from below, so an idle tenant banks nothing), and
+     *       its moving average {@code run_ms} takes each run with weight 0.2. Then each released job costs
+     *       the estimate {@code e} = that average (a tenant without one: the queue's tenants' average, else
+     *       {@value io.jobq.application.port.JobStore#MIN_CHARGED_MS} ms), so the k-th gets
+     *       {@code max(V, L, its queued tags) + k·e/weight} and keeps {@code e} as {@code jobs.cost}.
+     *       Starting above its queued tags keeps the tenant's jobs in order after a refund.</li>
+     * </ul>
      *
      * <p><b>The caller must hold the tenant's row lock from an EARLIER statement of its transaction</b> (the
      * enqueue's upsert, promotion's {@code locked}, or {@link TenantCaps#LOCK}). Every statement that can
@@ -184,13 +210,32 @@ final class FairTags {
      */
     static final String RELEASE = """
             WITH t AS MATERIALIZED (
-                SELECT weight, last_vtime, max_running FROM jobq.tenants WHERE queue = {0} AND tenant = {1}
+                SELECT weight, last_vtime, max_running, run_ms, %2$s AS work
+                FROM jobq.tenants WHERE queue = {0} AND tenant = {1}
+            ), taken AS (
+                DELETE FROM jobq.measured_runs m WHERE m.queue = {0} AND m.tenant = {1}
+                RETURNING m.runs, m.measured_ms, m.charged_ms
+            ), spent AS MATERIALIZED (
+                SELECT coalesce(sum(runs), 0) AS n, coalesce(sum(measured_ms), 0) AS measured,
+                       coalesce(sum(charged_ms), 0) AS charged
+                FROM taken
+            ), folded AS MATERIALIZED (
+                SELECT greatest(0, t.last_vtime + (s.measured - s.charged) / t.weight) AS l,
+                       CASE WHEN s.n = 0 THEN t.run_ms
+                            WHEN t.run_ms IS NULL THEN s.measured / s.n
+                            ELSE t.run_ms * power(0.8, s.n) + s.measured / s.n * (1 - power(0.8, s.n)) END AS run_ms,
+                       s.n AS runs
+                FROM t CROSS JOIN spent s
+            ), active AS MATERIALIZED (
+                SELECT count(*) AS live, count(*) FILTER (WHERE a.state = 'queued') AS queued,
+                       max(a.vtime) FILTER (WHERE a.state = 'queued') AS top
+                FROM jobq.jobs a
+                WHERE a.capped AND a.state IN ('queued', 'running') AND a.queue = {0} AND a.tenant = {1}
             ), room AS MATERIALIZED (
-                SELECT CASE WHEN t.max_running IS NULL THEN NULL
-                            ELSE greatest(0, t.max_running - (SELECT count(*) FROM jobq.jobs a
-                                 WHERE a.capped AND a.state IN ('queued', 'running') AND a.queue = {0} AND a.tenant = {1}))
+                SELECT CASE WHEN t.max_running IS NULL AND NOT t.work THEN NULL
+                            ELSE greatest(0, least(t.max_running - a.live, CASE WHEN t.work THEN %3$s - a.queued END))
                        END AS n
-                FROM t
+                FROM t CROSS JOIN active a
             ), picked AS MATERIALIZED (
                 SELECT id, row_number() OVER (ORDER BY id) AS ord FROM (
                     SELECT h.id FROM jobq.jobs h
@@ -199,20 +244,25 @@ final class FairTags {
                     LIMIT (SELECT n FROM room)
                     FOR UPDATE) held
             ), base AS MATERIALIZED (
-                SELECT greatest(t.last_vtime, %s) AS b, t.weight, t.max_running,
-                       (SELECT count(*) FROM picked) AS k
-                FROM t
+                SELECT greatest(f.l, %1$s, CASE WHEN t.work THEN a.top END) AS b, t.weight, t.max_running, t.work,
+                       CASE WHEN t.work THEN greatest(%4$s, coalesce(f.run_ms,
+                                (SELECT avg(o.run_ms) FROM jobq.tenants o WHERE o.queue = {0} AND o.run_ms IS NOT NULL), %4$s))
+                            ELSE 1 END AS cost,
+                       f.l, f.run_ms, f.runs, (SELECT count(*) FROM picked) AS k
+                FROM t CROSS JOIN folded f CROSS JOIN active a
             ), charged AS (
-                UPDATE jobq.tenants x SET last_vtime = base.b + base.k / base.weight
-                FROM base WHERE x.queue = {0} AND x.tenant = {1} AND base.k > 0
+                UPDATE jobq.tenants x SET last_vtime = CASE WHEN base.k > 0 THEN base.b + base.k * base.cost / base.weight ELSE base.l END,
+                                          run_ms = base.run_ms
+                FROM base WHERE x.queue = {0} AND x.tenant = {1} AND (base.k > 0 OR base.runs > 0)
             ), released AS (
-                UPDATE jobq.jobs j SET state = 'queued', vtime = base.b + p.ord / base.weight,
-                                       capped = base.max_running IS NOT NULL
+                UPDATE jobq.jobs j SET state = 'queued', vtime = base.b + p.ord * base.cost / base.weight,
+                                       cost = CASE WHEN base.work THEN base.cost END,
+                                       capped = base.max_running IS NOT NULL OR base.work
                 FROM picked p CROSS JOIN base
                 WHERE j.id = p.id
                 RETURNING j.id
             )
             SELECT (SELECT count(*) FROM released) AS released,
-                   (SELECT pg_notify('%s', {0}) FROM (SELECT 1 FROM released LIMIT 1) any_row)::text AS notified""".formatted(
-            queueVirtualTime("{0}"), Enqueuer.CHANNEL);
+                   (SELECT pg_notify('%5$s', {0}) FROM (SELECT 1 FROM released LIMIT 1) any_row)::text AS notified""".formatted(
+            queueVirtualTime("{0}"), chargesWork("{0}"), JobStore.WORK_WINDOW, JobStore.MIN_CHARGED_MS, Enqueuer.CHANNEL);
 }

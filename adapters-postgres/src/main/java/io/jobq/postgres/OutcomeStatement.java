@@ -17,7 +17,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import org.jooq.DSLContext;
 import org.jooq.Record;
 import org.jooq.exception.DataAccessException;
@@ -70,28 +69,28 @@ final class OutcomeStatement {
     private record Row(OutcomeWrite write, String state, String result, String lastError, Long retryMs) {}
 
     /**
-     * @param capped receives the (queue, tenant) of every applied row whose tenant has a cap: the caller
-     *     releases their held jobs ({@link TenantCaps#releaseAfterRunsEnded})
+     * @param ended receives every applied row: the caller releases the held jobs of the gated tenants among
+     *     them and hands in the measured run times ({@link TenantCaps#releaseAfterRunsEnded})
      * @return one answer per write, in their order; a rejected write carries the row as it is now
      * @throws DataAccessException for a failure of the database, not of a value (the caller's retry policy applies)
      */
-    static List<FencedWrite> write(DSLContext dsl, List<OutcomeWrite> writes, Set<TenantCaps.Key> capped) {
+    static List<FencedWrite> write(DSLContext dsl, List<OutcomeWrite> writes, TenantCaps.EndedRuns ended) {
         OutcomeWrite.requireDistinctJobs(writes);
         if (writes.isEmpty()) return List.of();
         List<Row> rows = writes.stream().map(OutcomeStatement::row).toList();
         Map<Long, Job> applied;
         try {
-            applied = execute(dsl, rows, capped);
+            applied = execute(dsl, rows, ended);
         } catch (DataAccessException e) {
             if (!isRefusedValue(e)) throw e;
-            return rows.size() == 1 ? List.of(writeWithoutRefusedValue(dsl, rows.getFirst(), e, capped)) : oneByOne(dsl, writes, capped);
+            return rows.size() == 1 ? List.of(writeWithoutRefusedValue(dsl, rows.getFirst(), e, ended)) : oneByOne(dsl, writes, ended);
         }
         return answers(dsl, writes, applied);
     }
 
-    private static List<FencedWrite> oneByOne(DSLContext dsl, List<OutcomeWrite> writes, Set<TenantCaps.Key> capped) {
+    private static List<FencedWrite> oneByOne(DSLContext dsl, List<OutcomeWrite> writes, TenantCaps.EndedRuns ended) {
         List<FencedWrite> out = new ArrayList<>(writes.size());
-        for (OutcomeWrite w : writes) out.add(write(dsl, List.of(w), capped).getFirst());
+        for (OutcomeWrite w : writes) out.add(write(dsl, List.of(w), ended).getFirst());
         return out;
     }
 
@@ -101,12 +100,12 @@ final class OutcomeStatement {
      * way last_error says why. Nothing a run hands in can then fail the write of another.
      */
     private static FencedWrite writeWithoutRefusedValue(DSLContext dsl, Row refused, DataAccessException why,
-            Set<TenantCaps.Key> capped) {
+            TenantCaps.EndedRuns ended) {
         String reason = "the database refused it: " + Throwables.rootMessage(why);
         boolean done = refused.state().equals(JobState.DONE.dbName());
         Row row = new Row(refused.write(), refused.state(), null,
                 note((done ? "result not stored: " : "error text not stored: ") + reason), refused.retryMs());
-        return answers(dsl, List.of(row.write()), execute(dsl, List.of(row), capped)).getFirst();
+        return answers(dsl, List.of(row.write()), execute(dsl, List.of(row), ended)).getFirst();
     }
 
     private static Row row(OutcomeWrite write) {
@@ -142,8 +141,8 @@ final class OutcomeStatement {
         return StoredText.sanitize(text, MAX_ERROR_BYTES);
     }
 
-    /** @return the rows the statement changed, by job id; adds the capped tenants among them to {@code capped} */
-    private static Map<Long, Job> execute(DSLContext dsl, List<Row> rows, Set<TenantCaps.Key> capped) {
+    /** @return the rows the statement changed, by job id; adds them to {@code ended} */
+    private static Map<Long, Job> execute(DSLContext dsl, List<Row> rows, TenantCaps.EndedRuns ended) {
         int n = rows.size();
         Long[] ids = new Long[n];
         String[] workers = new String[n];
@@ -162,13 +161,15 @@ final class OutcomeStatement {
             errors[i] = r.lastError();
             retryMs[i] = r.retryMs() == null ? null : r.retryMs().doubleValue();
         }
+        Map<Long, Row> byId = new HashMap<>();
+        for (Row r : rows) byId.put(r.write().token().job().value(), r);
         Map<Long, Job> applied = new HashMap<>();
         // Coerced to the table's columns (RETURNING j.* lists them in table order), as the claim's rows are.
         for (Record r : dsl.resultQuery(JobqSchema.of(dsl).sql(UPDATE), ids, workers, attempts, states, results, errors, retryMs)
                 .coerce(JOBS)) {
             Job job = JobRows.toJobLenient(r);
             applied.put(job.id().value(), job);
-            TenantCaps.cappedKey(r).ifPresent(capped::add);
+            ended.add(r, byId.get(job.id().value()).write().ran());
         }
         return applied;
     }

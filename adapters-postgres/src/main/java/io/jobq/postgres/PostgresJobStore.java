@@ -1,6 +1,7 @@
 package io.jobq.postgres;
 
 import static io.jobq.postgres.schema.Tables.JOBS;
+import static io.jobq.postgres.schema.Tables.QUEUES;
 
 import static io.jobq.postgres.schema.Tables.TENANTS;
 import static org.jooq.impl.DSL.val;
@@ -16,12 +17,14 @@ import io.jobq.application.port.NewJob;
 import io.jobq.application.port.NewJobBatch;
 import io.jobq.application.port.OutcomeWrite;
 import io.jobq.application.port.RetryResult;
+import io.jobq.application.port.QueueSettings;
 import io.jobq.application.port.StoreConflictException;
 import io.jobq.application.port.StoreUnavailableException;
 import io.jobq.application.port.TenantSettings;
 import io.jobq.application.port.TenantUpdate;
 import io.jobq.application.port.CapUsage;
 import io.jobq.application.port.VacuumHealth;
+import io.jobq.domain.fairness.Fairness;
 import io.jobq.domain.job.Job;
 import io.jobq.domain.job.JobId;
 import io.jobq.domain.job.JobState;
@@ -325,24 +328,28 @@ public final class PostgresJobStore implements JobStore {
     @Override
     public List<FencedWrite> recordOutcomes(List<OutcomeWrite> writes) {
         Objects.requireNonNull(writes, "writes");
-        Set<TenantCaps.Key> capped = new HashSet<>();
-        List<FencedWrite> answers = run(writes.size() == 1 ? operation(writes.getFirst()) : "record outcomes",
-                () -> OutcomeStatement.write(dsl, writes, capped));
-        releaseAfterRunsEnded(capped);
+        TenantCaps.EndedRuns ended = new TenantCaps.EndedRuns();
+        List<FencedWrite> answers = run(writes.size() == 1 ? operation(writes.getFirst()) : "record outcomes", () -> {
+            ended.clear(); // a try that failed collected nothing that committed
+            return OutcomeStatement.write(dsl, writes, ended);
+        });
+        releaseAfterRunsEnded(ended);
         return answers;
     }
 
     /**
-     * Runs of capped tenants ended: release their held jobs now rather than at the next maintenance pass.
-     * The outcomes are committed already, so a failure here is logged, never thrown: the sweep catches up.
+     * Runs of gated tenants (capped, or in a work queue) ended: hand in their measured run times and release
+     * their held jobs now rather than at the next maintenance pass. The outcomes are committed already, so
+     * a failure here is logged, never thrown: the sweep releases; the measured times of that batch are lost,
+     * and its runs stay charged at their estimates.
      */
-    private void releaseAfterRunsEnded(Set<TenantCaps.Key> capped) {
-        if (capped.isEmpty()) return;
+    private void releaseAfterRunsEnded(TenantCaps.EndedRuns ended) {
+        if (ended.isEmpty()) return;
         try {
-            run("release held jobs", () -> TenantCaps.releaseAfterRunsEnded(dsl, capped));
+            run("release held jobs", () -> TenantCaps.releaseAfterRunsEnded(dsl, ended));
         } catch (RuntimeException e) {
-            log.atWarn().setCause(e).log("releasing held jobs of {} capped tenant(s) after their runs ended failed;"
-                    + " the next maintenance pass releases them: {}", capped.size(), StoreErrors.serverMessage(e));
+            log.atWarn().setCause(e).log("releasing held jobs of {} tenant(s) after their runs ended failed;"
+                    + " the next maintenance pass releases them: {}", ended.tenants(), StoreErrors.serverMessage(e));
         }
     }
 
@@ -558,10 +565,9 @@ public final class PostgresJobStore implements JobStore {
             if (!JobState.DEAD.dbName().equals(current.get(JOBS.STATE))) return new RetryResult.NotDead(readGuarded(tx, id));
             String queue = current.get(JOBS.QUEUE);
             String tenant = current.get(JOBS.TENANT);
-            Record cap = tx.select(TENANTS.MAX_RUNNING).from(TENANTS).where(TENANTS.QUEUE.eq(queue).and(TENANTS.TENANT.eq(tenant)))
-                    .forNoKeyUpdate().fetchOne();
-            boolean capped = cap != null && cap.get(TENANTS.MAX_RUNNING) != null;
-            // A capped tenant's job is held, untagged, and released below if the cap has room.
+            Record gate = tx.resultQuery(schema.sql(GATED), queue, tenant).fetchOne();
+            boolean capped = gate != null && Boolean.TRUE.equals(gate.get(0, Boolean.class));
+            // A capped tenant's job, or any in a work queue, is held, untagged, and released below if there is room.
             Double tag = capped ? null : tx.resultQuery(schema.sql(FairTags.CHARGE_ONE), queue, tenant).fetchSingle(0, Double.class);
             // attempts keep counting (a new run must never reuse an old run's fencing token), so the job
             // gets a fresh budget by raising max_attempts instead.
@@ -584,6 +590,30 @@ public final class PostgresJobStore implements JobStore {
     private static Job readGuarded(DSLContext tx, JobId id) {
         return tx.select(UnreadableRows.guardedColumns(JobqSchema.of(tx))).from(JOBS).where(JOBS.ID.eq(id.value()))
                 .fetchSingle(JobRows::toJobLenient);
+    }
+
+    /**
+     * Whether a tenant's runnable jobs are held for a release (it has a cap, or its queue charges by work),
+     * locking its row as every charge does. Binds: {0} queue, {1} tenant.
+     */
+    private static final String GATED = """
+            SELECT t.max_running IS NOT NULL OR %s FROM jobq.tenants t
+            WHERE t.queue = {0} AND t.tenant = {1} FOR NO KEY UPDATE OF t""".formatted(FairTags.chargesWork("{0}"));
+
+    /**
+     * Upserts the queue's row, then releases what tenants held only by a work window may now run (a queue
+     * set back to jobs), through the maintenance sweep.
+     */
+    @Override
+    public QueueSettings configureQueue(QueueName queue, Fairness fairness) {
+        Objects.requireNonNull(queue, "queue");
+        Objects.requireNonNull(fairness, "fairness");
+        run("configure queue", () -> dsl.insertInto(QUEUES, QUEUES.QUEUE, QUEUES.FAIRNESS)
+                .values(queue.value(), fairness.wireName())
+                .onConflict(QUEUES.QUEUE).doUpdate().set(QUEUES.FAIRNESS, fairness.wireName())
+                .execute());
+        if (fairness == Fairness.JOBS) run("release held jobs", () -> TenantCaps.sweep(dsl, 1000));
+        return new QueueSettings(queue, fairness);
     }
 
     /** One transaction: see {@link TenantCaps#configure}. */

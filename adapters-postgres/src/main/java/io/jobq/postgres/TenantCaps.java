@@ -4,6 +4,7 @@ import static io.jobq.postgres.schema.Tables.JOBS;
 import static io.jobq.postgres.schema.Tables.TENANTS;
 
 import io.jobq.application.port.CapUsage;
+import io.jobq.application.port.JobStore;
 import io.jobq.application.port.StoreUnavailableException;
 import io.jobq.application.port.TenantSettings;
 import io.jobq.application.port.TenantUpdate;
@@ -11,8 +12,8 @@ import io.jobq.domain.fairness.MaxRunning;
 import io.jobq.domain.fairness.TenantWeight;
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.tenant.TenantId;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.SortedSet;
@@ -66,6 +67,53 @@ final class TenantCaps {
     }
 
     /**
+     * What a batch of ended runs leaves for {@link #releaseAfterRunsEnded}: the tenants among them whose
+     * jobs are gated (capped, or in a work queue), and the measured run times of runs a work queue charged
+     * an estimate for. Not thread-safe: one per outcome write.
+     */
+    static final class EndedRuns {
+        private final SortedSet<Key> gated = new TreeSet<>();
+        private final List<Key> measuredKeys = new ArrayList<>();
+        private final List<Double> measuredMs = new ArrayList<>();
+        private final List<Double> chargedMs = new ArrayList<>();
+
+        /** A row the outcome statement changed ({@code j.*}); {@code ran} is what the worker measured. */
+        void add(Record row, Optional<Duration> ran) {
+            if (!Boolean.TRUE.equals(row.get(JOBS.CAPPED))) return;
+            Key key = new Key(row.get(JOBS.QUEUE), row.get(JOBS.TENANT));
+            gated.add(key);
+            Double cost = row.get(JOBS.COST);
+            if (cost != null && ran.isPresent()) {
+                measuredKeys.add(key);
+                measuredMs.add(Math.min(1e9, Math.max(JobStore.MIN_CHARGED_MS, ran.get().toNanos() / 1e6)));
+                chargedMs.add(cost);
+            }
+        }
+
+        boolean isEmpty() {
+            return gated.isEmpty();
+        }
+
+        int tenants() {
+            return gated.size();
+        }
+
+        void clear() {
+            gated.clear();
+            measuredKeys.clear();
+            measuredMs.clear();
+            chargedMs.clear();
+        }
+    }
+
+    /** Appends measured runs, for the next {@link FairTags#RELEASE} of each tenant to fold in; never waits for a lock. */
+    private static final String MEASURED = """
+            INSERT INTO jobq.measured_runs (queue, tenant, runs, measured_ms, charged_ms)
+            SELECT queue, tenant, count(*), sum(measured), sum(charged)
+            FROM unnest({0}::text[], {1}::text[], {2}::float8[], {3}::float8[]) AS m(queue, tenant, measured, charged)
+            GROUP BY queue, tenant""";
+
+    /**
      * Locks one tenant row for a later {@link FairTags#RELEASE}, unless another transaction holds it: no row
      * then. Never waiting keeps the outcome flush and the maintenance pass off every tenant lock, including
      * one an application transaction holds through {@link JobClient} for as long as it likes, and out of
@@ -75,7 +123,7 @@ final class TenantCaps {
             SELECT max_running FROM jobq.tenants WHERE queue = {0} AND tenant = {1} FOR NO KEY UPDATE SKIP LOCKED""";
 
     /**
-     * Tenants with held jobs and room for some: the sweep's work list. It walks the distinct (queue, tenant)
+     * Tenants with held jobs and room for some (under the cap, and in a work queue under the window): the sweep's work list. It walks the distinct (queue, tenant)
      * pairs of jobs_held (a loose index scan: one probe per pair, however many jobs each holds) and keeps
      * those whose tenant has no cap (removed by hand, not through the API, which releases at once) or is
      * below it, counted on jobs_capped_active up to max_running entries. Tenants at their cap are passed
@@ -91,11 +139,15 @@ final class TenantCaps {
                                     ORDER BY j.queue, j.tenant LIMIT 1) n
             )
             SELECT h.queue, h.tenant FROM held h JOIN jobq.tenants t ON t.queue = h.queue AND t.tenant = h.tenant
-            WHERE t.max_running IS NULL
-               OR (SELECT count(*) FROM (SELECT 1 FROM jobq.jobs a
-                                         WHERE a.capped AND a.state IN ('queued', 'running') AND a.queue = t.queue AND a.tenant = t.tenant
-                                         LIMIT t.max_running) active) < t.max_running
-            LIMIT {0}""";
+            WHERE (t.max_running IS NULL
+                   OR (SELECT count(*) FROM (SELECT 1 FROM jobq.jobs a
+                                             WHERE a.capped AND a.state IN ('queued', 'running') AND a.queue = t.queue AND a.tenant = t.tenant
+                                             LIMIT t.max_running) active) < t.max_running)
+              AND (NOT %s
+                   OR (SELECT count(*) FROM (SELECT 1 FROM jobq.jobs a
+                                             WHERE a.capped AND a.state = 'queued' AND a.queue = t.queue AND a.tenant = t.tenant
+                                             LIMIT %d) queued_now) < %d)
+            LIMIT {0}""".formatted(FairTags.chargesWork("t.queue"), JobStore.WORK_WINDOW, JobStore.WORK_WINDOW);
 
     /**
      * A cap set: the tenant's live jobs count from now on (one statement, so the next one sees them).
@@ -124,12 +176,14 @@ final class TenantCaps {
             FROM excess e WHERE j.id = e.id""";
 
     /**
-     * A removed cap: the tenant's live jobs are no longer counted (held ones are released by RELEASE).
-     * Scheduled jobs are left alone, as in {@link #MARK}.
+     * A removed cap: the tenant's live jobs are no longer counted (held ones are released by RELEASE),
+     * unless the queue charges by work, which counts them for its window. Scheduled jobs are left alone, as
+     * in {@link #MARK}.
      */
     private static final String UNMARK = """
             UPDATE jobq.jobs SET capped = false
-            WHERE queue = {0} AND tenant = {1} AND state IN ('queued', 'running') AND capped""";
+            WHERE queue = {0} AND tenant = {1} AND state IN ('queued', 'running') AND capped AND NOT %s""".formatted(
+            FairTags.chargesWork("{0}"));
 
     /** Usage of every capped tenant (metrics). */
     private static final String USAGE = """
@@ -153,15 +207,26 @@ final class TenantCaps {
     }
 
     /**
-     * After runs of capped tenants ended: in one transaction, locks the rows of those not locked by another
-     * transaction ({@link #LOCK}, sorted, never waiting) and releases for each of them; the others are left
-     * to the sweep. Nothing to do, and no statement sent, when {@code ended} is empty.
+     * After runs of gated tenants ended: in one transaction, appends their measured run times
+     * ({@link #MEASURED}), locks the rows of those tenants not locked by another transaction ({@link #LOCK},
+     * sorted, never waiting) and releases for each of them; the others are left to the sweep, and their
+     * measured runs to their next release. Nothing to do, and no statement sent, when {@code ended} is empty.
      */
-    static int releaseAfterRunsEnded(DSLContext dsl, Collection<Key> ended) {
+    static int releaseAfterRunsEnded(DSLContext dsl, EndedRuns ended) {
         if (ended.isEmpty()) return 0;
-        SortedSet<Key> keys = new TreeSet<>(ended);
         return dsl.transactionResult(cfg -> {
             DSLContext tx = cfg.dsl();
+            if (!ended.measuredKeys.isEmpty()) {
+                tx.execute(JobqSchema.of(tx).sql(MEASURED), ended.measuredKeys.stream().map(Key::queue).toArray(String[]::new),
+                        ended.measuredKeys.stream().map(Key::tenant).toArray(String[]::new),
+                        ended.measuredMs.toArray(Double[]::new), ended.chargedMs.toArray(Double[]::new));
+            }
+            return lockAndRelease(tx, ended.gated);
+        });
+    }
+
+    private static int lockAndRelease(DSLContext tx, SortedSet<Key> keys) {
+        {
             List<Key> locked = new ArrayList<>();
             for (Key k : keys) {
                 if (tx.resultQuery(JobqSchema.of(tx).sql(LOCK), k.queue(), k.tenant()).fetch().isNotEmpty()) locked.add(k);
@@ -169,7 +234,7 @@ final class TenantCaps {
             int released = 0;
             for (Key k : locked) released += release(tx, k.queue(), k.tenant());
             return released;
-        });
+        }
     }
 
     /**
@@ -185,7 +250,8 @@ final class TenantCaps {
         // One transaction per tenant: a short lock each, and one tenant's failure is not the others'.
         for (Key k : keys) {
             try {
-                released += PostgresJobStore.run("release held jobs", () -> releaseAfterRunsEnded(dsl, List.of(k)));
+                released += PostgresJobStore.run("release held jobs",
+                        () -> dsl.transactionResult(cfg -> lockAndRelease(cfg.dsl(), new TreeSet<>(List.of(k)))));
             } catch (StoreUnavailableException e) {
                 throw e;
             } catch (RuntimeException e) {
@@ -242,8 +308,4 @@ final class TenantCaps {
         return out;
     }
 
-    /** The capped (queue, tenant) of a row returned with {@code j.*}, if the row is capped. */
-    static Optional<Key> cappedKey(Record r) {
-        return Boolean.TRUE.equals(r.get(JOBS.CAPPED)) ? Optional.of(new Key(r.get(JOBS.QUEUE), r.get(JOBS.TENANT))) : Optional.empty();
-    }
 }

@@ -11,7 +11,9 @@ import io.jobq.application.port.NewJob;
 import io.jobq.application.port.NewJobBatch;
 import io.jobq.application.port.OutcomeWrite;
 import io.jobq.application.port.RetryResult;
+import io.jobq.application.port.QueueSettings;
 import io.jobq.application.port.TenantSettings;
+import io.jobq.domain.fairness.Fairness;
 import io.jobq.application.port.TenantUpdate;
 import io.jobq.application.port.CapUsage;
 import io.jobq.application.port.VacuumHealth;
@@ -104,6 +106,11 @@ public class ForwardingJobStore implements JobStore {
     @Override
     public TenantSettings configureTenant(TenantUpdate update) {
         return delegate().configureTenant(update);
+    }
+
+    @Override
+    public QueueSettings configureQueue(QueueName queue, Fairness fairness) {
+        return delegate().configureQueue(queue, fairness);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.jobq.application.port;
 
+import io.jobq.domain.fairness.Fairness;
 import io.jobq.domain.fairness.TenantWeight;
 import io.jobq.domain.job.Job;
 import io.jobq.domain.job.JobId;
@@ -174,6 +175,30 @@ public interface JobStore {
      * @return the tenant's settings after the change
      */
     TenantSettings configureTenant(TenantUpdate update);
+
+    /**
+     * Sets what a queue charges its tenants for, creating its settings if needed. {@link Fairness#WORK}
+     * charges a job its measured run time (in milliseconds, at least {@value #MIN_CHARGED_MS}) divided by
+     * its tenant's weight: tags are assigned from the tenant's moving average of run times in the queue and
+     * corrected by each run's measured time when its outcome is recorded ({@link OutcomeWrite#ran}). So
+     * that corrections reach a tenant's backlog before it runs, a work queue tags at most
+     * {@value #WORK_WINDOW} of a tenant's jobs ahead (queued); the rest wait as held, as jobs beyond a cap
+     * do, and are tagged as the tenant's runs end. The change applies to tags handed out afterwards; jobs
+     * already queued keep theirs.
+     *
+     * @return the queue's settings after the change
+     */
+    QueueSettings configureQueue(QueueName queue, Fairness fairness);
+
+    /** In a work-fairness queue, the most of one tenant's jobs that are queued (tagged) at once. */
+    int WORK_WINDOW = 32;
+
+    /**
+     * The least a run is charged in a work-fairness queue, in milliseconds: a job costs the queue a claim
+     * and a commit however fast its handler is, and a zero charge would let a tenant's fast jobs go ahead
+     * of everyone's without end.
+     */
+    int MIN_CHARGED_MS = 1;
 
     /** {@link #configureTenant} changing the weight only. */
     default TenantSettings setWeight(TenantId tenant, QueueName queue, TenantWeight weight) {

@@ -70,7 +70,8 @@ final class OutcomeRecorder {
 
     private void complete(Run run, Outcome.Succeeded s) {
         FencingToken token = run.token;
-        Optional<FencedWrite> write = writeWithRetries("complete", run, () -> outcomes.write(new OutcomeWrite.Complete(token, s.resultJson())));
+        Optional<Duration> ran = Optional.of(run.ranSoFar());
+        Optional<FencedWrite> write = writeWithRetries("complete", run, () -> outcomes.write(new OutcomeWrite.Complete(token, s.resultJson(), ran)));
         if (write.isEmpty()) return;
         switch (write.get()) {
             case FencedWrite.Applied applied -> {
@@ -89,7 +90,8 @@ final class OutcomeRecorder {
         String error = StoredText.sanitize(f.error(), JobStore.MAX_ERROR_BYTES);
         // Decided once: a write tried again writes the same decision, not a fresh draw.
         RetryDecision decision = retryPolicy.decide(token.attempt(), run.job.maxAttempts(), f.kind());
-        Optional<FencedWrite> write = writeWithRetries("fail", run, () -> outcomes.write(new OutcomeWrite.Fail(token, error, decision)));
+        Optional<Duration> ran = Optional.of(run.ranSoFar());
+        Optional<FencedWrite> write = writeWithRetries("fail", run, () -> outcomes.write(new OutcomeWrite.Fail(token, error, decision, ran)));
         if (write.isEmpty()) return;
         switch (write.get()) {
             case FencedWrite.Applied applied -> {

@@ -41,6 +41,8 @@ final class Run {
     /** Why the run fails without calling its handler (its payload could not be parsed), if it does. */
     final Optional<Outcome.Failed> unrunnable;
     final Instant startedAt;
+    /** {@link System#nanoTime()} when the run started: what a work-fairness queue charges is measured from here. */
+    private final long startedNanos = System.nanoTime();
     final AtomicReference<Phase> phase = new AtomicReference<>(Phase.RUNNING);
     /** Whether the run's execution slot was given back (see {@link RunsInHand#handlerReturned}). */
     final AtomicBoolean slotReturned = new AtomicBoolean();
@@ -79,6 +81,11 @@ final class Run {
     Duration elapsed(InstantSource clock) {
         Duration d = Duration.between(startedAt, clock.instant());
         return d.isNegative() ? Duration.ZERO : d;
+    }
+
+    /** Time the run has taken so far, on the monotonic clock (recorded with its outcome); never negative. */
+    Duration ranSoFar() {
+        return Duration.ofNanos(Math.max(0, System.nanoTime() - startedNanos));
     }
 
     void cancelTimeout() {

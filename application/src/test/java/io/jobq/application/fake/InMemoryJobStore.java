@@ -20,7 +20,9 @@ import io.jobq.application.port.NewJobBatch;
 import io.jobq.application.port.OutcomeWrite;
 import io.jobq.application.port.RetryResult;
 import io.jobq.application.port.StoreUnavailableException;
+import io.jobq.application.port.QueueSettings;
 import io.jobq.application.port.TenantSettings;
+import io.jobq.domain.fairness.Fairness;
 import io.jobq.domain.fairness.MaxRunning;
 import io.jobq.application.port.CapUsage;
 import io.jobq.application.port.TenantUpdate;
@@ -103,6 +105,7 @@ public final class InMemoryJobStore implements JobStore {
     private final ReentrantLock lock = new ReentrantLock();
     private final TreeMap<Long, Row> rows = new TreeMap<>();
     private final Map<TenantKey, TenantRow> tenants = new HashMap<>();
+    private final Map<QueueName, Fairness> queueFairness = new HashMap<>();
     private final Map<IdempotencyKey, Long> idempotency = new HashMap<>();
     private final AtomicBoolean available = new AtomicBoolean(true);
     private final Map<String, AtomicInteger> calls = new java.util.concurrent.ConcurrentHashMap<>();
@@ -263,9 +266,14 @@ public final class InMemoryJobStore implements JobStore {
     @Override
     public FencedWrite complete(FencingToken token, Optional<String> resultJson) {
         Objects.requireNonNull(resultJson, "resultJson");
-        return tx("complete", () -> {
+        return tx("complete", () -> completeRun(token, resultJson, Optional.empty()));
+    }
+
+    private FencedWrite completeRun(FencingToken token, Optional<String> resultJson, Optional<Duration> ran) {
+        {
             Row r = holder(token);
             if (r == null) return rejected(token);
+            chargeMeasured(r, ran);
             r.state = JobState.DONE;
             r.result = Optional.empty();
             if (resultJson.isPresent()) {
@@ -290,19 +298,22 @@ public final class InMemoryJobStore implements JobStore {
             r.clearLease();
             release(r.queue, r.tenant); // the run ended: its tenant may have room under its cap
             return new FencedWrite.Applied(r.toJob());
-        });
+        }
     }
 
     @Override
     public FencedWrite fail(FencingToken token, String error, RetryDecision decision) {
         Objects.requireNonNull(error, "error");
         Objects.requireNonNull(decision, "decision");
-        return tx("fail", () -> {
-            Row r = holder(token);
-            if (r == null) return rejected(token);
-            write(r, error, decision);
-            return new FencedWrite.Applied(r.toJob());
-        });
+        return tx("fail", () -> failRun(token, error, decision, Optional.empty()));
+    }
+
+    private FencedWrite failRun(FencingToken token, String error, RetryDecision decision, Optional<Duration> ran) {
+        Row r = holder(token);
+        if (r == null) return rejected(token);
+        chargeMeasured(r, ran);
+        write(r, error, decision);
+        return new FencedWrite.Applied(r.toJob());
     }
 
     /**
@@ -311,7 +322,17 @@ public final class InMemoryJobStore implements JobStore {
      */
     @Override
     public List<FencedWrite> recordOutcomes(List<OutcomeWrite> writes) {
-        return tx("recordOutcomes", () -> JobStore.super.recordOutcomes(writes));
+        return tx("recordOutcomes", () -> {
+            OutcomeWrite.requireDistinctJobs(writes);
+            List<FencedWrite> out = new ArrayList<>(writes.size());
+            for (OutcomeWrite w : writes) {
+                out.add(switch (w) {
+                    case OutcomeWrite.Complete c -> tx("complete", () -> completeRun(c.token(), c.resultJson(), c.ran()));
+                    case OutcomeWrite.Fail f -> tx("fail", () -> failRun(f.token(), f.error(), f.decision(), f.ran()));
+                });
+            }
+            return out;
+        });
     }
 
     @Override
@@ -396,6 +417,18 @@ public final class InMemoryJobStore implements JobStore {
             r.runAt = clock.instant();
             makeRunnable(r);
             return new RetryResult.Requeued(r.toJob());
+        });
+    }
+
+    @Override
+    public QueueSettings configureQueue(QueueName queue, Fairness fairness) {
+        Objects.requireNonNull(queue, "queue");
+        Objects.requireNonNull(fairness, "fairness");
+        return tx("configureQueue", () -> {
+            queueFairness.put(queue, fairness);
+            // Back to jobs: a tenant's jobs held by the window only are released (the sweep does it in SQL).
+            tenants.keySet().stream().filter(k -> k.queue().equals(queue)).toList().forEach(k -> release(k.queue(), k.tenant()));
+            return new QueueSettings(queue, fairness);
         });
     }
 
@@ -561,8 +594,9 @@ public final class InMemoryJobStore implements JobStore {
 
     private void makeRunnable(Row r, double queueVirtualTime) {
         TenantRow tenant = tenantRow(r.queue, r.tenant);
-        if (tenant.maxRunning != null) {
-            // A capped tenant's runnable job waits untagged; release() queues what the cap allows.
+        if (tenant.maxRunning != null || fairness(r.queue) == Fairness.WORK) {
+            // A capped tenant's runnable job, or any in a work queue, waits untagged; release() queues what
+            // the cap and the work window allow.
             r.state = JobState.HELD;
             r.vtime = Double.NaN;
             release(r.queue, r.tenant);
@@ -575,19 +609,71 @@ public final class InMemoryJobStore implements JobStore {
         double tag = Math.max(queueVirtualTime, tenant.lastVtime) + tenant.weight.step();
         tenant.lastVtime = tag;
         r.vtime = tag;
+        r.cost = Double.NaN;
         r.state = JobState.QUEUED;
     }
 
-    /** Queues the tenant's oldest held jobs, as many as its cap allows now (all of them without a cap). */
+    /**
+     * Queues the tenant's oldest held jobs, as many as its cap and, in a work queue, the window of
+     * {@link #WORK_WINDOW} queued jobs allow (all of them with neither). A work queue charges each the
+     * tenant's estimate, and starts above the tenant's queued tags, so its own jobs keep their order.
+     */
     private void release(QueueName queue, TenantId tenant) {
         TenantRow t = tenantRow(queue, tenant);
+        boolean work = fairness(queue) == Fairness.WORK;
         long room = t.maxRunning == null ? Long.MAX_VALUE : t.maxRunning - active(queue, tenant);
+        if (work) room = Math.min(room, WORK_WINDOW - count(new TenantKey(queue, tenant), JobState.QUEUED));
         List<Row> held = rows.values().stream()
                 .filter(r -> r.state == JobState.HELD && r.queue.equals(queue) && r.tenant.equals(tenant))
                 .limit(Math.max(0, room))
                 .toList();
         double v = virtualTime(queue);
-        for (Row r : held) queue(r, t, v);
+        if (!work) {
+            for (Row r : held) queue(r, t, v);
+            return;
+        }
+        double estimate = Math.max(MIN_CHARGED_MS, t.runMs != null ? t.runMs : queueAverageMs(queue));
+        double base = rows.values().stream()
+                .filter(r -> r.state == JobState.QUEUED && r.queue.equals(queue) && r.tenant.equals(tenant))
+                .mapToDouble(r -> r.vtime).max().orElse(0);
+        double tag = Math.max(base, Math.max(v, t.lastVtime));
+        for (Row r : held) {
+            tag += estimate / t.weight.value();
+            r.vtime = tag;
+            r.cost = estimate;
+            r.state = JobState.QUEUED;
+        }
+        if (!held.isEmpty()) t.lastVtime = tag;
+    }
+
+    /**
+     * A run of a job charged an estimate ended after {@code ran}: its tenant's last tag moves by the
+     * difference over its weight (never below 0), and its moving average of run times takes the measure
+     * (weight 0.2). Measured in milliseconds, at least {@link #MIN_CHARGED_MS}. Unknown run time: the
+     * estimate stands.
+     */
+    private void chargeMeasured(Row r, Optional<Duration> ran) {
+        if (Double.isNaN(r.cost) || ran.isEmpty()) return;
+        TenantRow t = tenantRow(r.queue, r.tenant);
+        double measured = measuredMs(ran.get());
+        t.lastVtime = Math.max(0, t.lastVtime + (measured - r.cost) / t.weight.value());
+        t.runMs = t.runMs == null ? measured : 0.8 * t.runMs + 0.2 * measured;
+        r.cost = Double.NaN;
+    }
+
+    private static double measuredMs(Duration ran) {
+        return Math.min(1e9, Math.max(MIN_CHARGED_MS, ran.toNanos() / 1e6));
+    }
+
+    /** The average of the queue's tenants' run-time averages; 1 ms before any run was measured there. */
+    private double queueAverageMs(QueueName queue) {
+        return tenants.entrySet().stream()
+                .filter(e -> e.getKey().queue().equals(queue) && e.getValue().runMs != null)
+                .mapToDouble(e -> e.getValue().runMs).average().orElse(MIN_CHARGED_MS);
+    }
+
+    private Fairness fairness(QueueName queue) {
+        return queueFairness.getOrDefault(queue, Fairness.JOBS);
     }
 
     /** The tenant's jobs queued or running in the queue: what its cap bounds. */
@@ -741,6 +827,8 @@ public final class InMemoryJobStore implements JobStore {
         double lastVtime;
         /** The cap, or null for none. */
         Integer maxRunning;
+        /** Moving average of measured run times in a work queue, in ms; null before the first. */
+        Double runMs;
     }
 
     private static final class Row {
@@ -754,6 +842,8 @@ public final class InMemoryJobStore implements JobStore {
         int maxAttempts;
         JobState state;
         double vtime = Double.NaN;
+        /** The estimate, in ms, a work queue charged for the current tag; NaN when none is pending. */
+        double cost = Double.NaN;
         Instant runAt;
         int attempts;
         WorkerId lockedBy;

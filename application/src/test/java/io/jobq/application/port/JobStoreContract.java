@@ -864,6 +864,15 @@ public abstract class JobStoreContract {
         }
     }
 
+    /** Fairness by work, on this store. */
+    @Nested
+    class WorkFairness extends WorkFairnessContract {
+        @Override
+        protected JobStore store() {
+            return JobStoreContract.this.store();
+        }
+    }
+
     /** The cap rules, on this store. */
     @Nested
     class Caps extends CapsContract {
