@@ -92,6 +92,7 @@ public final class HttpApi {
             config.routes.error(405, ctx -> mapException(new MethodNotAllowedResponse(), ctx, settings));
             new JobRoutes(store, metrics, settings).register(config.routes);
             new TenantRoutes(store, settings).register(config.routes);
+            new QueueRoutes(store, settings).register(config.routes);
             new OpsRoutes(store, registry, metrics).register(config.routes);
         });
         return new HttpApi(app, registry, gc);

@@ -20,6 +20,9 @@ public final class Views {
     /** {@code PUT /tenants/{tenant}}: the tenant's settings after the change; {@code max_running} null: no cap. */
     public record TenantView(String tenant, String queue, double weight, Integer maxRunning) {}
 
+    /** {@code PUT /queues/{queue}}: the queue's settings after the change; {@code fairness} "jobs" or "work". */
+    public record QueueView(String queue, String fairness) {}
+
     /**
      * {@code GET /stats}: per queue, the count of jobs in each of the six states (zeros included).
      * scheduled, queued and running are exact; done and dead may be estimates on large tables (see

@@ -197,6 +197,33 @@ class ValidationTest extends ApiTestCase {
         assertThat(f.db().dsl().resultQuery("SELECT count(*) FROM tenants").fetchSingle(0, Long.class)).isZero();
     }
 
+    static Stream<Arguments> badQueueSettings() {
+        return Stream.of(
+                arguments("/queues/default", j("{}"), "missing_field", "fairness"),
+                arguments("/queues/default", j("{'fairness': null}"), "missing_field", "fairness"),
+                arguments("/queues/default", j("{'fairness': 'time'}"), "invalid_field", "fairness"),
+                arguments("/queues/default", j("{'fairness': 'WORK'}"), "invalid_field", "fairness"),
+                arguments("/queues/default", j("{'fairness': ''}"), "invalid_field", "fairness"),
+                arguments("/queues/default", j("{'fairness': 1}"), "invalid_field", "fairness"),
+                arguments("/queues/default", j("{'fairness': ['work']}"), "invalid_field", "fairness"),
+                arguments("/queues/default", j("{'fairness': '" + repeat('w', 100_000) + "'}"), "invalid_field", "fairness"),
+                arguments("/queues/default", j("{'fairness': 'work', 'weight': 2}"), "unknown_field", "weight"),
+                arguments("/queues/default", j("[2]"), "not_an_object", null),
+                arguments("/queues/a!b", j("{'fairness': 'work'}"), "invalid_field", "queue"),
+                arguments("/queues/" + repeat('q', 129), j("{'fairness': 'work'}"), "invalid_field", "queue"));
+    }
+
+    @ParameterizedTest(name = "PUT {0} {1}")
+    @MethodSource("badQueueSettings")
+    void aBadQueueSettingIsRefused(String path, String body, String code, String field) {
+        ApiClient.Reply r = f.client().put(path, body);
+        assertThat(r.status()).as(r.toString()).isEqualTo(400);
+        assertThat(r.errorCode()).as(r.toString()).isEqualTo(code);
+        assertThat(r.errorField()).as(r.toString()).isEqualTo(field);
+        assertThat(r.toString().length()).as("the answer quotes a short excerpt at most").isLessThan(2000);
+        assertThat(f.db().dsl().resultQuery("SELECT count(*) FROM queues").fetchSingle(0, Long.class)).isZero();
+    }
+
     static Stream<Arguments> badReads() {
         return Stream.of(
                 arguments("/jobs/abc", 400, "invalid_field", "id"),

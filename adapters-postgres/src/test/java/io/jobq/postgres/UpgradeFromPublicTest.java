@@ -65,7 +65,7 @@ class UpgradeFromPublicTest {
 
     @Test
     void schemaPublicAppliesTheNewMigrationsInPlaceAndTheWaitingJobRuns() {
-        assertThat(Migrations.migrate(legacy, PUBLIC)).as("V2 to V4").isEqualTo(3);
+        assertThat(Migrations.migrate(legacy, PUBLIC)).as("V2 to V5").isEqualTo(4);
         Migrations.requireCurrent(legacy, PUBLIC);
         PostgresJobStore store = new PostgresJobStore(legacy, PostgresJobStore.Options.DEFAULTS.withSchema(PUBLIC));
         List<Job> claimed = store.claim(new ClaimRequest(List.of(QueueName.DEFAULT), WorkerId.of("w1"), 10, Duration.ofSeconds(30)));

@@ -146,9 +146,9 @@ public final class BenchDatabase implements AutoCloseable {
         return DriverManager.getConnection(url.jdbcUrl());
     }
 
-    /** Empties jobs and tenants (and the chaos tables if present) between runs; every worker must be stopped. */
+    /** Empties jobs, tenants and queue settings between runs; every worker must be stopped. */
     public void reset() {
-        execute("TRUNCATE jobs, tenants");
+        execute("TRUNCATE jobs, tenants, queues, measured_runs");
         // The next run starts from clean tables and statistics, not from 20,000 dead tuples.
         execute("VACUUM ANALYZE jobs");
         execute("VACUUM ANALYZE tenants");

@@ -105,7 +105,7 @@ public final class BenchMain implements Runnable {
         Set<Experiment> experiments() { return EnumSet.allOf(Experiment.class); }
     }
 
-    @Command(name = "fairness", mixinStandardHelpOptions = true, description = "Noisy neighbour: FIFO vs fair.")
+    @Command(name = "fairness", mixinStandardHelpOptions = true, description = "Noisy neighbour: FIFO vs fair vs capped; long vs short jobs: jobs vs work fairness.")
     static final class Fairness extends Run {
         String name() { return "fairness"; }
         Set<Experiment> experiments() { return EnumSet.of(Experiment.FAIRNESS); }
@@ -177,7 +177,10 @@ public final class BenchMain implements Runnable {
             for (Experiment e : experiments) {
                 try {
                     switch (e) {
-                        case FAIRNESS -> results.fairness = new FairnessExperiment(db, plan, progress).run();
+                        case FAIRNESS -> {
+                            results.fairness = new FairnessExperiment(db, plan, progress).run();
+                            results.workShare = new WorkShareExperiment(db, plan, progress).run();
+                        }
                         case THROUGHPUT -> {
                             ThroughputExperiment t = new ThroughputExperiment(db, plan, progress);
                             results.throughput = t.run();

@@ -29,6 +29,8 @@ import java.util.List;
  * @param enqueueBatches batches of 1,000 per cell of the batch enqueue rows (at least one per client). Full: 20.
  * @param growthRows finished rows in the table for the second half of the table-growth experiment. Full: 1,000,000.
  * @param growthJobs no-op jobs drained in each run of the table-growth experiment. Full: 10,000.
+ * @param workShareMeasured how long the long-vs-short experiment measures each fairness mode, after its
+ *     warm-up. Full: 20 s.
  */
 public record Plan(
         int fairBigJobs,
@@ -51,21 +53,22 @@ public record Plan(
         int enqueueJobs,
         int enqueueBatches,
         int growthRows,
-        int growthJobs) {
+        int growthJobs,
+        Duration workShareMeasured) {
 
     /** The sizes. */
     public static final Plan FULL = new Plan(10_000, 5, Duration.ofMillis(100), 8, 5,
             20_000, List.of(1, 2, 4, 8, 16), 3,
             60, 200, 1200,
             1_000, 4, Duration.ofSeconds(1), 100,
-            List.of(1, 4, 16), 20_000, 2_000, 20, 1_000_000, 10_000);
+            List.of(1, 4, 16), 20_000, 2_000, 20, 1_000_000, 10_000, Duration.ofSeconds(20));
 
     /** Everything shrunk for CI: same shapes, fewer jobs, one run per cell, three worker counts. */
     public static final Plan QUICK = new Plan(1_000, 5, Duration.ofMillis(100), 8, 5,
             1_000, List.of(1, 4, 16), 1,
             10, 200, 1200,
             200, 4, Duration.ofSeconds(1), 100,
-            List.of(1, 4, 16), 400, 200, 4, 100_000, 500);
+            List.of(1, 4, 16), 400, 200, 4, 100_000, 500, Duration.ofSeconds(5));
 
     /**
      * A copy with another throughput/floor size: for a machine too slow or too loaded to finish the
@@ -74,7 +77,7 @@ public record Plan(
     public Plan withThroughput(int jobs, int newRuns) {
         return new Plan(fairBigJobs, fairSmallTenants, fairSmallEvery, fairWorkers, fairJobMs, jobs, workerCounts, newRuns,
                 latencyJobs, latencyGapMinMs, latencyGapMaxMs, chaosJobs, chaosProcesses, chaosKillEvery, chaosJobMs,
-                concurrencies, peerJobs, enqueueJobs, enqueueBatches, growthRows, growthJobs);
+                concurrencies, peerJobs, enqueueJobs, enqueueBatches, growthRows, growthJobs, workShareMeasured);
     }
 
     public Plan {

@@ -30,6 +30,7 @@ final class Report {
         StringBuilder out = new StringBuilder();
         out.append(head(h)).append('\n');
         if (!r.fairness.isEmpty()) out.append(fairness(r.fairness, h.plan())).append('\n');
+        if (!r.workShare.isEmpty()) out.append(workShare(r.workShare, h.plan())).append('\n');
         if (!r.throughput.isEmpty()) {
             out.append("Throughput. ").append(Format.count(h.plan().throughputJobs()))
                     .append(" no-op jobs, jobs/second, median of ").append(h.plan().runs())
@@ -89,6 +90,21 @@ final class Report {
             t.row(r.label(), Format.millis(r.smallWaitMs().p50()), Format.millis(r.smallWaitMs().p95()),
                     Format.millis(r.smallWaitMs().max()), Format.count(r.smallWaitMs().count()),
                     Format.seconds(r.backlogClearSeconds()), Long.toString(r.bigMostRunning()));
+        }
+        return out.append(t.render()).toString();
+    }
+
+    static String workShare(List<WorkShareExperiment.Result> results, Plan p) {
+        StringBuilder out = new StringBuilder();
+        out.append("Long vs short jobs. Tenant long's jobs take ").append(WorkShareExperiment.LONG_MS).append(" ms, tenant short's ")
+                .append(WorkShareExperiment.SHORT_MS).append(" ms; both backlogged; one worker with ").append(WorkShareExperiment.SLOTS)
+                .append(" slots. Worker time each got over ").append(Format.seconds(p.workShareMeasured().toMillis() / 1000.0))
+                .append(", after a ").append(Format.seconds(WorkShareExperiment.WARM_UP.toMillis() / 1000.0))
+                .append(" warm-up (the handlers' own clocks):\n\n");
+        TextTable t = new TextTable("queue fairness", "long: worker time", "short: worker time", "long : short", "long jobs", "short jobs");
+        for (WorkShareExperiment.Result r : results) {
+            t.row(r.fairness().wireName(), Format.millis(r.longMs()), Format.millis(r.shortMs()),
+                    String.format(java.util.Locale.ROOT, "%.2f : 1", r.ratio()), Format.count(r.longJobs()), Format.count(r.shortJobs()));
         }
         return out.append(t.render()).toString();
     }

@@ -12,6 +12,8 @@ import java.util.Optional;
  */
 final class Results {
     List<FairnessExperiment.Result> fairness = List.of();
+    /** Long vs short jobs, per fairness mode (run with the fairness experiment). */
+    List<WorkShareExperiment.Result> workShare = List.of();
     List<Cell> throughput = List.of();
     List<Cell> floor = List.of();
     List<LatencyExperiment.Result> latency = List.of();
@@ -26,7 +28,8 @@ final class Results {
 
     /**
      * The checks CI relies on, as messages; empty when all hold. Fair ordering must give small tenants
-     * a lower p95 wait than FIFO; chaos must lose nothing and complete nothing twice; no experiment
+     * a lower p95 wait than FIFO; a capped flood must never run more than its cap; work fairness must
+     * give long and short jobs near-equal worker time, and jobs fairness must not; chaos must lose nothing and complete nothing twice; no experiment
      * may have failed. No speed thresholds: the machine is shared and noisy.
      */
     List<String> failedChecks() {
@@ -46,6 +49,7 @@ final class Results {
             r.cap().filter(cap -> r.bigMostRunning() > cap).ifPresent(cap -> out.add("fairness: the flood tenant capped at "
                     + cap + " was seen with " + r.bigMostRunning() + " jobs running at once"));
         }
+        out.addAll(WorkShareExperiment.failedChecks(workShare));
         chaos.ifPresent(c -> {
             if (c.lost() > 0) out.add("chaos: " + c.lost() + " job(s) lost");
             if (c.doneTwice() > 0) out.add("chaos: " + c.doneTwice() + " job(s) recorded done twice");

@@ -1,0 +1,29 @@
+package io.jobq.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.jobq.application.port.JobStore;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+
+/** PUT /queues/{queue}: the fairness a queue charges by, set over HTTP. */
+class QueueRoutesTest extends ApiTestCase {
+    @Test
+    void aWorkQueueTagsAWindowOfEachTenantsJobsAndJobsReleasesTheRest() {
+        ApiClient.Reply set = f.client().put("/queues/default", "{\"fairness\": \"work\"}");
+        assertThat(set.status()).as(set.toString()).isEqualTo(200);
+        assertThat(set.json().get("queue").asText()).isEqualTo("default");
+        assertThat(set.json().get("fairness").asText()).isEqualTo("work");
+        String payloads = IntStream.range(0, JobStore.WORK_WINDOW + 8).mapToObj(i -> "{}").collect(Collectors.joining(",", "[", "]"));
+        assertThat(f.client().post("/jobs/batch", "{\"task\": \"t\", \"tenant\": \"acme\", \"payloads\": " + payloads + "}").status())
+                .isEqualTo(201);
+        ApiClient.Reply stats = f.client().get("/stats");
+        assertThat(stats.json().at("/queues/default/queued").asLong()).isEqualTo(JobStore.WORK_WINDOW);
+        assertThat(stats.json().at("/queues/default/held").asLong()).isEqualTo(8);
+
+        ApiClient.Reply back = f.client().put("/queues/default", "{\"fairness\": \"jobs\"}");
+        assertThat(back.json().get("fairness").asText()).isEqualTo("jobs");
+        assertThat(f.client().get("/stats").json().at("/queues/default/queued").asLong()).isEqualTo(JobStore.WORK_WINDOW + 8);
+    }
+}
