@@ -197,7 +197,11 @@ final class FairTags {
      *       the estimate {@code e} = that average (a tenant without one: the queue's tenants' average, else
      *       {@value io.jobq.application.port.JobStore#MIN_CHARGED_MS} ms), so the k-th gets
      *       {@code max(V, L, its queued tags) + k·e/weight} and keeps {@code e} as {@code jobs.cost}.
-     *       Starting above its queued tags keeps the tenant's jobs in order after a refund.</li>
+     *       Starting above its queued tags keeps the tenant's jobs in order after a refund; L itself
+     *       becomes {@code max(V, L) + k·e/weight}, so a refund that could not lower those tags stays
+     *       owed (it absorbs later overcharges) instead of being dropped, which would overcharge every
+     *       tenant whose run times jitter. A tenant with no measured run yet has one job tagged, not a
+     *       window: its first estimate is a guess, and a window of guesses could overrun by 32 jobs.</li>
      * </ul>
      *
      * <p><b>The caller must hold the tenant's row lock from an EARLIER statement of its transaction</b> (the
@@ -233,9 +237,10 @@ final class FairTags {
                 WHERE a.capped AND a.state IN ('queued', 'running') AND a.queue = {0} AND a.tenant = {1}
             ), room AS MATERIALIZED (
                 SELECT CASE WHEN t.max_running IS NULL AND NOT t.work THEN NULL
-                            ELSE greatest(0, least(t.max_running - a.live, CASE WHEN t.work THEN %3$s - a.queued END))
+                            ELSE greatest(0, least(t.max_running - a.live,
+                                                   CASE WHEN t.work THEN CASE WHEN f.run_ms IS NULL THEN 1 ELSE %3$s END - a.queued END))
                        END AS n
-                FROM t CROSS JOIN active a
+                FROM t CROSS JOIN active a CROSS JOIN folded f
             ), picked AS MATERIALIZED (
                 SELECT id, row_number() OVER (ORDER BY id) AS ord FROM (
                     SELECT h.id FROM jobq.jobs h
@@ -243,15 +248,18 @@ final class FairTags {
                     ORDER BY h.id
                     LIMIT (SELECT n FROM room)
                     FOR UPDATE) held
+            ), v AS MATERIALIZED (
+                SELECT %1$s AS v
             ), base AS MATERIALIZED (
-                SELECT greatest(f.l, %1$s, CASE WHEN t.work THEN a.top END) AS b, t.weight, t.max_running, t.work,
+                SELECT greatest(f.l, v.v, CASE WHEN t.work THEN a.top END) AS b, greatest(f.l, v.v) AS from_l,
+                       t.weight, t.max_running, t.work,
                        CASE WHEN t.work THEN greatest(%4$s, coalesce(f.run_ms,
                                 (SELECT avg(o.run_ms) FROM jobq.tenants o WHERE o.queue = {0} AND o.run_ms IS NOT NULL), %4$s))
                             ELSE 1 END AS cost,
                        f.l, f.run_ms, f.runs, (SELECT count(*) FROM picked) AS k
-                FROM t CROSS JOIN folded f CROSS JOIN active a
+                FROM t CROSS JOIN folded f CROSS JOIN active a CROSS JOIN v
             ), charged AS (
-                UPDATE jobq.tenants x SET last_vtime = CASE WHEN base.k > 0 THEN base.b + base.k * base.cost / base.weight ELSE base.l END,
+                UPDATE jobq.tenants x SET last_vtime = CASE WHEN base.k > 0 THEN base.from_l + base.k * base.cost / base.weight ELSE base.l END,
                                           run_ms = base.run_ms
                 FROM base WHERE x.queue = {0} AND x.tenant = {1} AND (base.k > 0 OR base.runs > 0)
             ), released AS (

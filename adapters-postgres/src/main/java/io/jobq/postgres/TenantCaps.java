@@ -146,7 +146,7 @@ final class TenantCaps {
               AND (NOT %s
                    OR (SELECT count(*) FROM (SELECT 1 FROM jobq.jobs a
                                              WHERE a.capped AND a.state = 'queued' AND a.queue = t.queue AND a.tenant = t.tenant
-                                             LIMIT %d) queued_now) < %d)
+                                             LIMIT %d) queued_now) < CASE WHEN t.run_ms IS NULL THEN 1 ELSE %d END)
             LIMIT {0}""".formatted(FairTags.chargesWork("t.queue"), JobStore.WORK_WINDOW, JobStore.WORK_WINDOW);
 
     /**

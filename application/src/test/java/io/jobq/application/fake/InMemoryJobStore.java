@@ -615,14 +615,16 @@ public final class InMemoryJobStore implements JobStore {
 
     /**
      * Queues the tenant's oldest held jobs, as many as its cap and, in a work queue, the window of
-     * {@link #WORK_WINDOW} queued jobs allow (all of them with neither). A work queue charges each the
-     * tenant's estimate, and starts above the tenant's queued tags, so its own jobs keep their order.
+     * {@link #WORK_WINDOW} queued jobs allow (all of them with neither; one before the tenant's first
+     * measured run). A work queue charges each the tenant's estimate, and starts above the tenant's queued
+     * tags, so its own jobs keep their order.
      */
     private void release(QueueName queue, TenantId tenant) {
         TenantRow t = tenantRow(queue, tenant);
         boolean work = fairness(queue) == Fairness.WORK;
         long room = t.maxRunning == null ? Long.MAX_VALUE : t.maxRunning - active(queue, tenant);
-        if (work) room = Math.min(room, WORK_WINDOW - count(new TenantKey(queue, tenant), JobState.QUEUED));
+        // A tenant with no measured run yet gets one job tagged: its first estimate is a guess.
+        if (work) room = Math.min(room, (t.runMs == null ? 1 : WORK_WINDOW) - count(new TenantKey(queue, tenant), JobState.QUEUED));
         List<Row> held = rows.values().stream()
                 .filter(r -> r.state == JobState.HELD && r.queue.equals(queue) && r.tenant.equals(tenant))
                 .limit(Math.max(0, room))
@@ -636,14 +638,16 @@ public final class InMemoryJobStore implements JobStore {
         double base = rows.values().stream()
                 .filter(r -> r.state == JobState.QUEUED && r.queue.equals(queue) && r.tenant.equals(tenant))
                 .mapToDouble(r -> r.vtime).max().orElse(0);
-        double tag = Math.max(base, Math.max(v, t.lastVtime));
+        // Tags start above the tenant's queued ones (its order); L keeps a refund those could not take.
+        double from = Math.max(v, t.lastVtime);
+        double tag = Math.max(base, from);
         for (Row r : held) {
             tag += estimate / t.weight.value();
             r.vtime = tag;
             r.cost = estimate;
             r.state = JobState.QUEUED;
         }
-        if (!held.isEmpty()) t.lastVtime = tag;
+        if (!held.isEmpty()) t.lastVtime = from + held.size() * estimate / t.weight.value();
     }
 
     /**

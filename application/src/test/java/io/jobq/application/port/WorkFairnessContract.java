@@ -61,11 +61,14 @@ public abstract class WorkFairnessContract {
     Map<TenantId, Duration> workerTime(Duration warmUp, Duration total) {
         Map<TenantId, Duration> spent = new HashMap<>();
         Duration clock = Duration.ZERO;
+        int fastRuns = 0;
         while (clock.compareTo(total) < 0) {
             List<Job> claimed = store().claim(new ClaimRequest(List.of(Q), W1, 1, LEASE));
             assertThat(claimed).as("both tenants stay backlogged for the whole run").hasSize(1);
             Job job = claimed.getFirst();
-            Duration ran = job.tenant().equals(SLOW) ? SLOW_RUN : FAST_RUN;
+            // The fast tenant's runs jitter (2 or 6 ms, 4 on average): a store that dropped the refunds of
+            // its short runs and kept the charges of its long ones would give it ~20 % less than its share.
+            Duration ran = job.tenant().equals(SLOW) ? SLOW_RUN : (fastRuns++ % 2 == 0 ? FAST_RUN.minusMillis(2) : FAST_RUN.plusMillis(2));
             FencedWrite w = store().recordOutcomes(List.of(new OutcomeWrite.Complete(job.fencingToken(), Optional.empty(), Optional.of(ran))))
                     .getFirst();
             assertThat(w).isInstanceOf(FencedWrite.Applied.class);
@@ -80,11 +83,11 @@ public abstract class WorkFairnessContract {
     }
 
     /**
-     * Measured after 5 s of worker time: the tenants' first windows are tagged before any run of theirs was
-     * measured (at the queue's average), the slow tenant's overrun is charged when those runs end, and it
-     * pays it back in the seconds after (the lag SFQ bounds: a window's worth of estimate error).
+     * Measured after 2 s of worker time: each tenant's first job runs on a guessed estimate, and until its
+     * moving average of run times settles (weight 0.2 a run) its tags are off by a shrinking error, which
+     * its measured runs then charge or refund: the slow tenant runs a little ahead and pays it back.
      */
-    static final Duration WARM_UP = Duration.ofSeconds(5);
+    static final Duration WARM_UP = Duration.ofSeconds(2);
     static final Duration TOTAL = Duration.ofSeconds(25);
 
     /** Backlogs deep enough for {@link #workerTime}(WARM_UP, TOTAL) in every variant below. */
@@ -127,12 +130,16 @@ public abstract class WorkFairnessContract {
     void aWorkQueueTagsAWindowOfEachTenantsJobsAndHoldsTheRestInOrder() {
         store().configureQueue(Q, Fairness.WORK);
         List<JobId> ids = enqueue(SLOW, TASK, JobStore.WORK_WINDOW + 10);
-        assertThat(inState(SLOW, JobState.QUEUED)).containsExactlyElementsOf(ids.subList(0, JobStore.WORK_WINDOW));
-        assertThat(inState(SLOW, JobState.HELD)).containsExactlyElementsOf(ids.subList(JobStore.WORK_WINDOW, ids.size()));
+        assertThat(inState(SLOW, JobState.QUEUED)).as("no run measured yet: one job on a guessed estimate")
+                .containsExactly(ids.getFirst());
+        Job first = store().claim(new ClaimRequest(List.of(Q), W1, 10, LEASE)).getFirst();
+        store().recordOutcomes(List.of(new OutcomeWrite.Complete(first.fencingToken(), Optional.empty(), Optional.of(SLOW_RUN))));
+        assertThat(inState(SLOW, JobState.QUEUED)).containsExactlyElementsOf(ids.subList(1, JobStore.WORK_WINDOW + 1));
+        assertThat(inState(SLOW, JobState.HELD)).containsExactlyElementsOf(ids.subList(JobStore.WORK_WINDOW + 1, ids.size()));
 
         // Runs far shorter than estimated refund the tenant; its own jobs still run in their order.
-        List<JobId> order = new ArrayList<>();
-        for (int i = 0; i < ids.size(); i++) {
+        List<JobId> order = new ArrayList<>(List.of(first.id()));
+        for (int i = 1; i < ids.size(); i++) {
             Job job = store().claim(new ClaimRequest(List.of(Q), W1, 1, LEASE)).getFirst();
             order.add(job.id());
             Duration ran = i < 3 ? Duration.ofSeconds(5) : Duration.ZERO;
@@ -146,7 +153,10 @@ public abstract class WorkFairnessContract {
         store().configureQueue(Q, Fairness.WORK);
         store().configureTenant(TenantUpdate.cap(SLOW, Q, Optional.of(MaxRunning.of(2))));
         enqueue(SLOW, TASK, 10);
-        assertThat(inState(SLOW, JobState.QUEUED)).hasSize(2);
+        assertThat(inState(SLOW, JobState.QUEUED)).as("no run measured yet: one").hasSize(1);
+        Job first = store().claim(new ClaimRequest(List.of(Q), W1, 10, LEASE)).getFirst();
+        store().recordOutcomes(List.of(new OutcomeWrite.Complete(first.fencingToken(), Optional.empty(), Optional.of(SLOW_RUN))));
+        assertThat(inState(SLOW, JobState.QUEUED)).as("measured: the cap, not the window, bounds it").hasSize(2);
         List<Job> running = store().claim(new ClaimRequest(List.of(Q), W1, 10, LEASE));
         assertThat(running).hasSize(2);
         store().recordOutcomes(List.of(new OutcomeWrite.Complete(running.getFirst().fencingToken(), Optional.empty(),
@@ -159,7 +169,7 @@ public abstract class WorkFairnessContract {
     void settingAQueueBackToJobsReleasesWhatOnlyTheWindowHeld() {
         store().configureQueue(Q, Fairness.WORK);
         enqueue(SLOW, TASK, JobStore.WORK_WINDOW + 5);
-        assertThat(inState(SLOW, JobState.HELD)).hasSize(5);
+        assertThat(inState(SLOW, JobState.HELD)).hasSize(JobStore.WORK_WINDOW + 4);
         assertThat(store().configureQueue(Q, Fairness.JOBS)).isEqualTo(new QueueSettings(Q, Fairness.JOBS));
         assertThat(inState(SLOW, JobState.HELD)).isEmpty();
         assertThat(inState(SLOW, JobState.QUEUED)).hasSize(JobStore.WORK_WINDOW + 5);
