@@ -43,7 +43,9 @@ import io.jobq.application.port.JobStore;
  * Tags are IEEE-754 doubles ({@code double precision}). A tag stays strictly above the tenant's last one
  * while {@code 1/weight} exceeds the spacing of doubles near the tag, i.e. while
  * {@code tag < 2^52 · (1/weight)}: at weight 1,000 (step 0.001), any tag below 4.5·10^12. Weights are
- * bounded to [1e-6, 1e6] so that a realistic number of jobs stays far inside that range.
+ * bounded to [1e-6, 1e6] so that a realistic number of jobs stays far inside that range. A work queue's
+ * tags count milliseconds of run time (at least 1 a job), so the same bound is 4.5·10^12 ms of the tenant's
+ * work at weight 1,000: about 140 years of it.
  */
 final class FairTags {
     private FairTags() {}
@@ -201,7 +203,9 @@ final class FairTags {
      *       becomes {@code max(V, L) + k·e/weight}, so a refund that could not lower those tags stays
      *       owed (it absorbs later overcharges) instead of being dropped, which would overcharge every
      *       tenant whose run times jitter. A tenant with no measured run yet has one job tagged, not a
-     *       window: its first estimate is a guess, and a window of guesses could overrun by 32 jobs.</li>
+     *       window: its first estimate is a guess, and a window of guesses could overrun by 32 jobs. A
+     *       queue set back to jobs takes the measured runs of jobs tagged before without moving L: its
+     *       tags count jobs, not milliseconds.</li>
      * </ul>
      *
      * <p><b>The caller must hold the tenant's row lock from an EARLIER statement of its transaction</b> (the
@@ -224,7 +228,8 @@ final class FairTags {
                        coalesce(sum(charged_ms), 0) AS charged
                 FROM taken
             ), folded AS MATERIALIZED (
-                SELECT greatest(0, t.last_vtime + (s.measured - s.charged) / t.weight) AS l,
+                SELECT CASE WHEN t.work THEN greatest(0, t.last_vtime + (s.measured - s.charged) / t.weight)
+                            ELSE t.last_vtime END AS l,
                        CASE WHEN s.n = 0 THEN t.run_ms
                             WHEN t.run_ms IS NULL THEN s.measured / s.n
                             ELSE t.run_ms * power(0.8, s.n) + s.measured / s.n * (1 - power(0.8, s.n)) END AS run_ms,

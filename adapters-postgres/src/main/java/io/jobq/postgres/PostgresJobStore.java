@@ -330,7 +330,10 @@ public final class PostgresJobStore implements JobStore {
         Objects.requireNonNull(writes, "writes");
         TenantCaps.EndedRuns ended = new TenantCaps.EndedRuns();
         List<FencedWrite> answers = run(writes.size() == 1 ? operation(writes.getFirst()) : "record outcomes", () -> {
-            ended.clear(); // a try that failed collected nothing that committed
+            // A retried try starts over. Only the one-by-one fallback can have committed some writes before a
+            // retried failure; their measured times are then lost (charged at their estimates) and the sweep
+            // releases for them.
+            ended.clear();
             return OutcomeStatement.write(dsl, writes, ended);
         });
         releaseAfterRunsEnded(ended);

@@ -30,7 +30,9 @@ CREATE TABLE measured_runs (
     measured_ms  double precision NOT NULL,
     charged_ms   double precision NOT NULL,
     CONSTRAINT measured_runs_runs_positive CHECK (runs >= 1),
-    CONSTRAINT measured_runs_measured_range CHECK (measured_ms >= 0 AND measured_ms < 1e15),
-    CONSTRAINT measured_runs_charged_range CHECK (charged_ms >= 0 AND charged_ms < 1e15)
+    -- Per run at most what the outcome write hands in (1e9 ms) and what a job may cost (< 1e12): so the
+    -- average RELEASE folds in stays inside tenants_run_ms_range and jobs_cost_range.
+    CONSTRAINT measured_runs_measured_range CHECK (measured_ms >= 0 AND measured_ms <= runs * 1e9::float8),
+    CONSTRAINT measured_runs_charged_range CHECK (charged_ms >= 0 AND charged_ms < runs * 1e12::float8)
 );
 CREATE INDEX measured_runs_tenant ON measured_runs (queue, tenant);

@@ -660,7 +660,8 @@ public final class InMemoryJobStore implements JobStore {
         if (Double.isNaN(r.cost) || ran.isEmpty()) return;
         TenantRow t = tenantRow(r.queue, r.tenant);
         double measured = measuredMs(ran.get());
-        t.lastVtime = Math.max(0, t.lastVtime + (measured - r.cost) / t.weight.value());
+        // A queue set back to jobs counts tags in jobs: the milliseconds of a run tagged before do not move them.
+        if (fairness(r.queue) == Fairness.WORK) t.lastVtime = Math.max(0, t.lastVtime + (measured - r.cost) / t.weight.value());
         t.runMs = t.runMs == null ? measured : 0.8 * t.runMs + 0.2 * measured;
         r.cost = Double.NaN;
     }

@@ -176,4 +176,22 @@ public abstract class WorkFairnessContract {
         QueueName other = QueueName.of("other");
         assertThat(store().configureQueue(other, Fairness.WORK)).isEqualTo(new QueueSettings(other, Fairness.WORK));
     }
+
+    /**
+     * A run tagged while the queue charged by work ends after it was set back to jobs: its measured time
+     * must not move the tenant's last tag, which now counts jobs (10 s would put it 10,000 jobs behind).
+     */
+    @Test
+    void aWorkRunEndingAfterTheQueueIsSetBackToJobsIsNotChargedInJobs() {
+        store().configureQueue(Q, Fairness.WORK);
+        enqueue(SLOW, TASK, 1);
+        Job running = store().claim(new ClaimRequest(List.of(Q), W1, 1, LEASE)).getFirst();
+        store().configureQueue(Q, Fairness.JOBS);
+        enqueue(FAST, TASK, 100);
+        store().recordOutcomes(List.of(new OutcomeWrite.Complete(running.fencingToken(), Optional.empty(),
+                Optional.of(Duration.ofSeconds(10)))));
+        enqueue(SLOW, TASK, 1);
+        assertThat(store().claim(new ClaimRequest(List.of(Q), W1, 10, LEASE))).extracting(Job::tenant)
+                .as("slow's job interleaves with fast's backlog").contains(SLOW);
+    }
 }
