@@ -871,6 +871,11 @@ public abstract class JobStoreContract {
         protected JobStore store() {
             return JobStoreContract.this.store();
         }
+
+        @Override
+        protected void advanceTime(Duration by) {
+            JobStoreContract.this.advanceTime(by);
+        }
     }
 
     /** The cap rules, on this store. */

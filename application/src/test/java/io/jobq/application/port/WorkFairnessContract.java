@@ -41,6 +41,9 @@ public abstract class WorkFairnessContract {
     /** The store under test, empty at the start of each test. */
     protected abstract JobStore store();
 
+    /** Makes {@code by} pass for the store (see {@link JobStoreContract#advanceTime}). */
+    protected abstract void advanceTime(Duration by);
+
     List<JobId> enqueue(TenantId tenant, TaskName task, int n) {
         List<JobId> ids = new ArrayList<>();
         for (int left = n; left > 0; left -= 1000) {
@@ -193,5 +196,30 @@ public abstract class WorkFairnessContract {
         enqueue(SLOW, TASK, 1);
         assertThat(store().claim(new ClaimRequest(List.of(Q), W1, 10, LEASE))).extracting(Job::tenant)
                 .as("slow's job interleaves with fast's backlog").contains(SLOW);
+    }
+
+    /** A measured run's completion, as a worker reports it. */
+    void complete(Job run, Duration ran) {
+        store().recordOutcomes(List.of(new OutcomeWrite.Complete(run.fencingToken(), Optional.empty(), Optional.of(ran))));
+    }
+
+    @Test
+    void retriesDelayedJobsAndRevivedDeadJobsPassThroughTheWindowToo() {
+        store().configureQueue(Q, Fairness.WORK);
+        enqueue(SLOW, TASK, 2);
+        Job first = store().claim(new ClaimRequest(List.of(Q), W1, 10, LEASE)).getFirst();
+        store().fail(first.fencingToken(), "boom", JobStoreContract.RETRY_IN_1S);
+        assertThat(inState(SLOW, JobState.QUEUED)).as("the failure released the second job").hasSize(1);
+        Job second = store().claim(new ClaimRequest(List.of(Q), W1, 10, LEASE)).getFirst();
+        complete(second, SLOW_RUN);
+
+        advanceTime(JobStoreContract.RETRY_DUE);
+        store().promoteDue(100);
+        assertThat(inState(SLOW, JobState.QUEUED)).as("the retry, promoted, is tagged").containsExactly(first.id());
+        Job retried = store().claim(new ClaimRequest(List.of(Q), W1, 10, LEASE)).getFirst();
+        store().fail(retried.fencingToken(), "gone", JobStoreContract.DEAD);
+        assertThat(store().retryDead(retried.id())).isInstanceOf(RetryResult.Requeued.class);
+        assertThat(inState(SLOW, JobState.QUEUED)).as("a revived dead job is tagged").containsExactly(first.id());
+        assertThat(store().claim(new ClaimRequest(List.of(Q), W1, 10, LEASE))).extracting(Job::id).containsExactly(first.id());
     }
 }
