@@ -10,6 +10,7 @@ import io.jobq.domain.job.QueueName;
 import io.jobq.domain.job.TaskName;
 import io.jobq.domain.tenant.TenantId;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -26,7 +27,7 @@ import java.util.Set;
  */
 public record EnqueueBatchRequest(String task, List<String> payloads, String tenant, String queue, int maxAttempts, Duration delay) {
 
-    static final Set<String> FIELDS = Set.of("task", "payloads", "tenant", "queue", "max_attempts", "delay_seconds");
+    static final Set<String> FIELDS = Set.of("task", "payloads", "tenant", "queue", "max_attempts", "delay_seconds", "run_at");
 
     /** @throws ApiException 400 naming the first field at fault; for payloads the message names the element */
     static EnqueueBatchRequest from(ObjectNode body) {
@@ -35,7 +36,7 @@ public record EnqueueBatchRequest(String task, List<String> payloads, String ten
         String tenant = f.identifierOr("tenant", TenantId.DEFAULT.value());
         String queue = f.identifierOr("queue", QueueName.DEFAULT.value());
         int maxAttempts = f.integerOr("max_attempts", JobLimits::maxAttemptsOf, Job.DEFAULT_MAX_ATTEMPTS);
-        Duration delay = f.numberOr("delay_seconds", JobLimits::delayOfSeconds, Duration.ZERO);
+        Duration delay = StartTime.delay(f, Instant.now());
         JsonNode array = f.required("payloads");
         String limit = "payloads must be an array of 1-" + NewJobBatch.MAX_SIZE + " JSON values";
         if (!array.isArray()) throw ApiException.invalid("payloads", limit + ", was " + array.getNodeType().name().toLowerCase(java.util.Locale.ROOT));

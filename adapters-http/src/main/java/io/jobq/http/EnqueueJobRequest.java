@@ -11,6 +11,7 @@ import io.jobq.domain.job.QueueName;
 import io.jobq.domain.job.TaskName;
 import io.jobq.domain.tenant.TenantId;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 import java.util.Set;
 
@@ -29,12 +30,13 @@ import java.util.Set;
  * @param idempotencyKey 1-255 characters (UTF-16 code units), no NUL or lone surrogate; unique per tenant
  * @param maxAttempts an integer 1-100; default 5
  * @param delay {@code delay_seconds}: a number 0-31,536,000 (365 days), millisecond resolution; default 0
- *     (runnable at once), else scheduled at the database's {@code now() + delay}
+ *     (runnable at once), else scheduled at the database's {@code now() + delay}; or {@code run_at}, an
+ *     ISO-8601 instant, as a delay by this server's clock ({@link StartTime}), not both
  */
 public record EnqueueJobRequest(String task, String payload, String tenant, String queue, Optional<String> idempotencyKey,
         int maxAttempts, Duration delay) {
 
-    static final Set<String> FIELDS = Set.of("task", "payload", "tenant", "queue", "idempotency_key", "max_attempts", "delay_seconds");
+    static final Set<String> FIELDS = Set.of("task", "payload", "tenant", "queue", "idempotency_key", "max_attempts", "delay_seconds", "run_at");
 
     /** @throws ApiException 400 naming the first field at fault */
     static EnqueueJobRequest from(ObjectNode body) {
@@ -44,7 +46,7 @@ public record EnqueueJobRequest(String task, String payload, String tenant, Stri
         String queue = f.identifierOr("queue", QueueName.DEFAULT.value());
         Optional<String> key = f.string("idempotency_key", JobLimits::requireIdempotencyKey);
         int maxAttempts = f.integerOr("max_attempts", JobLimits::maxAttemptsOf, Job.DEFAULT_MAX_ATTEMPTS);
-        Duration delay = f.numberOr("delay_seconds", JobLimits::delayOfSeconds, Duration.ZERO);
+        Duration delay = StartTime.delay(f, Instant.now());
         // payload is "any JSON value", so JSON null is a value here, not an absent field
         JsonNode payloadNode = body.has("payload") ? body.get("payload") : JsonNodeFactory.instance.objectNode();
         JsonBodies.unstorable("payload", payloadNode).ifPresent(why -> {

@@ -14,9 +14,10 @@ import java.util.Random;
  * are reached too. Deterministic for a seed: the same seed gives the same requests.
  */
 final class HostileRequests {
-    private static final String[] FIELDS_JOB = {"task", "payload", "tenant", "queue", "idempotency_key", "max_attempts", "delay_seconds"};
+    private static final String[] FIELDS_JOB = {"task", "payload", "tenant", "queue", "idempotency_key", "max_attempts", "delay_seconds", "run_at"};
     private static final String[] FIELDS_BATCH = {"task", "payloads", "tenant", "queue", "max_attempts", "delay_seconds"};
     private static final String[] FIELDS_WEIGHT = {"weight", "queue", "max_running"};
+    private static final String[] FIELDS_QUEUE = {"fairness"};
     private static final String[] QUERY_PARAMS = {"tenant", "queue", "status", "limit", "after"};
     private static final String[] EXPONENTS = {"0", "1", "5", "-7", "308", "309", "-324", "400", "-400", "999", "1000", "1001",
             "-1000", "-1001", "16383", "-16384", "131071", "131072", "-131072", "999999999", "1000000000", "-1000000000",
@@ -45,7 +46,8 @@ final class HostileRequests {
         int kind = r.nextInt(100);
         if (kind < 28) return withBody("POST", "/jobs", body(FIELDS_JOB));
         if (kind < 43) return withBody("POST", "/jobs/batch", body(FIELDS_BATCH));
-        if (kind < 58) return withBody("PUT", "/tenants/" + pathSegment(), body(FIELDS_WEIGHT));
+        if (kind < 54) return withBody("PUT", "/tenants/" + pathSegment(), body(FIELDS_WEIGHT));
+        if (kind < 58) return withBody("PUT", "/queues/" + pathSegment(), body(FIELDS_QUEUE));
         if (kind < 73) return bodiless("GET", "/jobs" + query());
         if (kind < 80) return bodiless("GET", "/jobs/" + id());
         if (kind < 86) return withBody("POST", "/jobs/" + id() + "/retry", r.nextInt(4) == 0 ? body(FIELDS_JOB) : new byte[0]);
@@ -133,7 +135,10 @@ final class HostileRequests {
                 for (int i = 0; i < n; i++) items.add(n > 10 ? pick("1", "{}", number()) : value(3));
                 yield "[" + String.join(",", items) + "]";
             }
+            case "fairness" -> string(r.nextInt(3) == 0 ? hostileText() : pick("work", "jobs", "WORK", "time", ""));
             case "max_attempts" -> r.nextBoolean() ? Integer.toString(r.nextInt(-5, 110)) : number();
+            case "run_at" -> string(r.nextInt(3) == 0 ? hostileText()
+                    : pick("2030-01-01T00:00:00Z", "2001-01-01T00:00:00+01:00", "+999999999-12-31T23:59:59Z", "2030-02-30T00:00:00Z"));
             default -> number(); // delay_seconds, weight
         };
     }

@@ -101,6 +101,20 @@ class JobRoutesTest extends ApiTestCase {
         }
 
         @Test
+        void runAtSchedulesTheJobForThatInstantAndAPastOneRunsAtOnce() {
+            Instant at = Instant.now().plusSeconds(3600).truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+            JsonNode later = enqueue("{'task': 't', 'run_at': '" + at.atOffset(java.time.ZoneOffset.ofHours(2)) + "'}").json();
+            assertThat(later.get("status").asText()).isEqualTo("scheduled");
+            // by this server's clock, turned into a delay the database adds to its now(): the clocks agree here
+            assertThat(Duration.between(at, Instant.parse(later.get("run_at").asText())).abs()).isLessThan(Duration.ofSeconds(2));
+            JsonNode past = enqueue("{'task': 't', 'run_at': '2001-01-01T00:00:00Z'}").json();
+            assertThat(past.get("status").asText()).isEqualTo("queued");
+            ApiClient.Reply batch = f.client().post("/jobs/batch", "{\"task\": \"t\", \"run_at\": \"" + at + "\", \"payloads\": [{}, {}]}");
+            assertThat(batch.status()).as(batch.toString()).isEqualTo(201);
+            assertThat(f.client().get("/jobs?status=scheduled").json().get("jobs")).hasSize(3);
+        }
+
+        @Test
         void aRepeatedKeyAnswers200WithTheOriginalJobAndWritesNothing() {
             ApiClient.Reply first = enqueue("{'task': 't', 'tenant': 'acme', 'idempotency_key': 'k1', 'payload': {'v': 1}}");
             ApiClient.Reply again = enqueue("{'task': 't', 'tenant': 'acme', 'idempotency_key': 'k1', 'payload': {'v': 2}}");

@@ -58,6 +58,13 @@ class ValidationTest extends ApiTestCase {
                 // delay_seconds
                 arguments("delay negative", j("{'task': 't', 'delay_seconds': -1}"), "invalid_field", "delay_seconds"),
                 arguments("delay over a year", j("{'task': 't', 'delay_seconds': 31536000.5}"), "invalid_field", "delay_seconds"),
+                arguments("run_at and delay", j("{'task': 't', 'delay_seconds': 1, 'run_at': '2030-01-01T00:00:00Z'}"), "invalid_field", "run_at"),
+                arguments("run_at without offset", j("{'task': 't', 'run_at': '2030-01-01T00:00:00'}"), "invalid_field", "run_at"),
+                arguments("run_at a date", j("{'task': 't', 'run_at': '2030-01-01'}"), "invalid_field", "run_at"),
+                arguments("run_at epoch number", j("{'task': 't', 'run_at': 1893456000}"), "invalid_field", "run_at"),
+                arguments("run_at garbage", j("{'task': 't', 'run_at': 'tomorrow'}"), "invalid_field", "run_at"),
+                arguments("run_at over a year", j("{'task': 't', 'run_at': '+999999999-12-31T23:59:59Z'}"), "invalid_field", "run_at"),
+                arguments("run_at empty", j("{'task': 't', 'run_at': ''}"), "invalid_field", "run_at"),
                 arguments("delay a string", j("{'task': 't', 'delay_seconds': '10'}"), "invalid_field", "delay_seconds"),
                 arguments("delay a boolean", j("{'task': 't', 'delay_seconds': false}"), "invalid_field", "delay_seconds"),
                 // numbers whose exponent is out of int range, or that would print as a gigabyte (issue 11)

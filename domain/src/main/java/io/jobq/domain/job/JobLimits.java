@@ -2,6 +2,7 @@ package io.jobq.domain.job;
 
 import java.math.BigDecimal;
 import java.time.Duration;
+import java.time.Instant;
 
 /**
  * The limits on a new job's fields, in one place for every door a job comes in by (the HTTP API, the
@@ -76,6 +77,20 @@ public final class JobLimits {
         if (seconds.signum() < 0 || seconds.compareTo(MAX_DELAY_SECONDS) > 0) throw badDelay(StoredText.excerpt(seconds.toString()));
         // in range (a zero may still carry any exponent, so it is not scaled)
         return seconds.signum() == 0 ? Duration.ZERO : Duration.ofMillis(seconds.movePointRight(3).longValue());
+    }
+
+    /**
+     * The delay from {@code now} until {@code runAt}, to the millisecond: zero for an instant already past
+     * (the job runs at once).
+     *
+     * @throws IllegalArgumentException naming run_at, for an instant more than 365 days after {@code now}
+     */
+    public static Duration delayUntil(Instant runAt, Instant now) {
+        if (!runAt.isAfter(now)) return Duration.ZERO;
+        if (runAt.isAfter(now.plus(MAX_DELAY))) {
+            throw new IllegalArgumentException("run_at must be at most " + MAX_DELAY.toDays() + " days ahead, was " + runAt);
+        }
+        return Duration.ofMillis(Duration.between(now, runAt).toMillis());
     }
 
     /**
