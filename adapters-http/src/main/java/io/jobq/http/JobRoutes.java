@@ -2,6 +2,7 @@ package io.jobq.http;
 
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
+import io.jobq.application.port.CancelResult;
 import io.jobq.application.port.EnqueueResult;
 import io.jobq.application.port.JobQuery;
 import io.jobq.application.port.JobStore;
@@ -51,6 +52,7 @@ final class JobRoutes {
         routes.get("/jobs", this::list);
         routes.get("/jobs/{id}", this::get);
         routes.post("/jobs/{id}/retry", this::retry);
+        routes.post("/jobs/{id}/cancel", this::cancel);
     }
 
     private void enqueue(Context ctx) {
@@ -83,6 +85,21 @@ final class JobRoutes {
         }
     }
 
+    /**
+     * 200 + the job: cancelled (it was not running, or was cancelled already), or still running with
+     * {@code cancel_requested} true; 409 {@code job_finished} for a done or dead job; 404.
+     */
+    private void cancel(Context ctx) {
+        JobId id = Inputs.read(() -> pathId(ctx));
+        switch (store.cancel(id)) {
+            case CancelResult.Cancelled c -> Responses.json(ctx, 200, JobView.of(c.job()));
+            case CancelResult.Requested r -> Responses.json(ctx, 200, JobView.of(r.job()));
+            case CancelResult.Finished f -> throw new ApiException(409, "job_finished",
+                    "job " + id + " is " + f.job().state().dbName() + "; only a job not yet finished can be cancelled", null);
+            case CancelResult.NotFound nf -> throw notFound(id);
+        }
+    }
+
     private void list(Context ctx) {
         JobQuery query = Inputs.read(() -> listQuery(ctx));
         List<Job> page = store.list(query);
@@ -112,7 +129,7 @@ final class JobRoutes {
             try {
                 return JobState.fromDbName(v);
             } catch (IllegalArgumentException e) {
-                throw ApiException.invalid("status", "status must be one of scheduled, queued, held, running, done, dead, was \""
+                throw ApiException.invalid("status", "status must be one of scheduled, queued, held, running, done, dead, cancelled, was \""
                         + StoredText.excerpt(v) + "\"");
             }
         });

@@ -14,8 +14,9 @@ import java.time.Instant;
  * @param lastError the last failure's message, or null
  * @param runAt when it became or becomes runnable, by the database clock
  * @param startedAt when the latest attempt started, or null
- * @param finishedAt when it became done or dead, or null
+ * @param finishedAt when it became done, dead or cancelled, or null
  * @param idempotencyKey the key it was enqueued with, or null
+ * @param cancelRequested whether cancelling was asked while it ran
  */
 public record JobView(
         long id,
@@ -32,11 +33,13 @@ public record JobView(
         Instant createdAt,
         Instant startedAt,
         Instant finishedAt,
-        String idempotencyKey) {
+        String idempotencyKey,
+        boolean cancelRequested) {
 
     public static JobView of(Job j) {
         return new JobView(j.id().value(), j.task().value(), j.tenant().value(), j.queue().value(), j.state().dbName(),
                 j.attempts(), j.maxAttempts(), j.payload(), j.result().orElse(null), j.lastError().orElse(null), j.runAt(),
-                j.createdAt(), j.startedAt().orElse(null), j.finishedAt().orElse(null), j.idempotencyKey().orElse(null));
+                j.createdAt(), j.startedAt().orElse(null), j.finishedAt().orElse(null), j.idempotencyKey().orElse(null),
+                j.cancelRequested());
     }
 }

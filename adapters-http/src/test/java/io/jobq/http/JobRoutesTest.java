@@ -56,7 +56,7 @@ class JobRoutesTest extends ApiTestCase {
             JsonNode job = r.json();
             assertThat(job.properties().stream().map(java.util.Map.Entry::getKey).toList()).containsExactlyInAnyOrder(
                     "id", "task", "tenant", "queue", "status", "attempts", "max_attempts", "payload", "result", "last_error",
-                    "run_at", "created_at", "started_at", "finished_at", "idempotency_key");
+                    "run_at", "created_at", "started_at", "finished_at", "idempotency_key", "cancel_requested");
             assertThat(job.get("id").asLong()).isPositive();
             assertThat(job.get("task").asText()).isEqualTo("word_count");
             assertThat(job.get("tenant").asText()).isEqualTo("acme");

@@ -49,7 +49,7 @@ class OpsRoutesTest extends ApiTestCase {
         ApiClient.Reply r = f.client().get("/stats");
         assertThat(r.status()).isEqualTo(200);
         assertThat(r.json().get("queues").get("default").toString())
-                .isEqualTo("{\"scheduled\":0,\"queued\":3,\"held\":0,\"running\":0,\"done\":1,\"dead\":0}");
+                .isEqualTo("{\"scheduled\":0,\"queued\":3,\"held\":0,\"running\":0,\"done\":1,\"dead\":0,\"cancelled\":0}");
         assertThat(r.json().get("queues").get("emails").get("scheduled").asLong()).isEqualTo(1);
     }
 

@@ -93,7 +93,8 @@ final class JobRows {
                 Optional.ofNullable(r.get(JOBS.IDEMPOTENCY_KEY)),
                 r.get(JOBS.CREATED_AT).toInstant(),
                 instant(r.get(JOBS.STARTED_AT)),
-                instant(r.get(JOBS.FINISHED_AT)));
+                instant(r.get(JOBS.FINISHED_AT)),
+                Boolean.TRUE.equals(r.get(JOBS.CANCEL_REQUESTED)));
     }
 
     private static Optional<Instant> instant(OffsetDateTime t) {

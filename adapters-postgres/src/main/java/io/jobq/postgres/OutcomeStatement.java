@@ -24,7 +24,8 @@ import org.jooq.exception.DataAccessException;
 /**
  * Writes runs' outcomes (done, scheduled for a retry, dead) in ONE fenced statement, however many: an
  * {@code UPDATE … FROM unnest(…)} whose join applies the fence (id, worker, attempt, state running) row by
- * row, so a stale token among them changes nothing and the others apply. This is the only SQL that
+ * row, so a stale token among them changes nothing and the others apply. A run whose job had cancelling
+ * requested and that did not succeed ends {@code cancelled}, not retried or dead. This is the only SQL that
  * records an outcome; {@link PostgresJobStore#complete} and {@link PostgresJobStore#fail} are batches of one.
  *
  * <p>A result that cannot be stored does not fail the run: over {@value
@@ -46,17 +47,18 @@ final class OutcomeStatement {
                 SELECT * FROM unnest({0}::bigint[], {1}::text[], {2}::int[], {3}::text[], {4}::text[], {5}::text[], {6}::float8[])
                     AS o(id, worker, attempt, state, result, last_error, retry_ms)
             ), fenced AS (
-                SELECT j.id FROM jobq.jobs j JOIN o ON j.id = o.id
+                SELECT j.id, CASE WHEN j.cancel_requested AND o.state <> 'done' THEN 'cancelled' ELSE o.state END AS state
+                FROM jobq.jobs j JOIN o ON j.id = o.id
                 WHERE j.locked_by = o.worker AND j.attempts = o.attempt AND j.state = 'running'
                 ORDER BY j.id
                 FOR NO KEY UPDATE OF j
             )
             UPDATE jobq.jobs j SET
-                state = o.state,
-                result = CASE WHEN o.state = 'done' THEN o.result::jsonb ELSE j.result END,
+                state = f.state,
+                result = CASE WHEN f.state = 'done' THEN o.result::jsonb ELSE j.result END,
                 last_error = coalesce(o.last_error, j.last_error),
-                finished_at = CASE WHEN o.state = 'scheduled' THEN NULL ELSE now() END,
-                run_at = CASE WHEN o.state = 'scheduled' THEN now() + o.retry_ms * interval '1 millisecond' ELSE j.run_at END,
+                finished_at = CASE WHEN f.state = 'scheduled' THEN NULL ELSE now() END,
+                run_at = CASE WHEN f.state = 'scheduled' THEN now() + o.retry_ms * interval '1 millisecond' ELSE j.run_at END,
                 locked_by = NULL,
                 locked_until = NULL
             FROM o JOIN fenced f ON f.id = o.id

@@ -7,6 +7,7 @@ import static io.jobq.postgres.schema.Tables.TENANTS;
 import static org.jooq.impl.DSL.val;
 
 import io.jobq.application.port.Backlog;
+import io.jobq.application.port.CancelResult;
 import io.jobq.application.port.ClaimRequest;
 import io.jobq.application.port.EnqueueResult;
 import io.jobq.application.port.ExpiredLeaseDecider;
@@ -434,10 +435,10 @@ public final class PostgresJobStore implements JobStore {
      */
     private static final String REAP = """
             UPDATE jobq.jobs j SET
-                state = CASE WHEN d.delay_ms IS NULL THEN 'dead' ELSE 'scheduled' END,
-                run_at = CASE WHEN d.delay_ms IS NULL THEN j.run_at
+                state = CASE WHEN j.cancel_requested THEN 'cancelled' WHEN d.delay_ms IS NULL THEN 'dead' ELSE 'scheduled' END,
+                run_at = CASE WHEN d.delay_ms IS NULL OR j.cancel_requested THEN j.run_at
                               ELSE now() + d.delay_ms::float8 * interval '1 millisecond' END,
-                finished_at = CASE WHEN d.delay_ms IS NULL THEN now() END,
+                finished_at = CASE WHEN d.delay_ms IS NULL OR j.cancel_requested THEN now() END,
                 last_error = format('lease expired: worker %s did not finish attempt %s of %s before its lease ran out at %s',
                                     j.locked_by, j.attempts, j.max_attempts, j.locked_until),
                 locked_by = NULL, locked_until = NULL
@@ -590,6 +591,25 @@ public final class PostgresJobStore implements JobStore {
         }));
     }
 
+    /** One transaction: see {@link Cancellations}; a freed slot of a gated tenant is released after it. */
+    @Override
+    public CancelResult cancel(JobId id) {
+        Objects.requireNonNull(id, "id");
+        TenantCaps.EndedRuns freed = new TenantCaps.EndedRuns();
+        CancelResult result = run("cancel", () -> {
+            freed.clear();
+            return Cancellations.cancel(dsl, id, freed);
+        });
+        releaseAfterRunsEnded(freed);
+        return result;
+    }
+
+    @Override
+    public Set<FencingToken> cancelRequested(Collection<FencingToken> tokens) {
+        Objects.requireNonNull(tokens, "tokens");
+        return run("cancel requests", () -> Cancellations.requested(dsl, tokens));
+    }
+
     private static Job readGuarded(DSLContext tx, JobId id) {
         return tx.select(UnreadableRows.guardedColumns(JobqSchema.of(tx))).from(JOBS).where(JOBS.ID.eq(id.value()))
                 .fetchSingle(JobRows::toJobLenient);
@@ -671,7 +691,7 @@ public final class PostgresJobStore implements JobStore {
     static final long SAMPLE_PAGES = 500;
 
     /**
-     * done and dead have no index (they are most of the table), so counting them exactly is a full scan:
+     * done, dead and cancelled have no index (they are most of the table), so counting them exactly is a full scan:
      * about 300 ms at 1,000,000 rows, measured. On a large table they are estimated instead from a
      * TABLESAMPLE SYSTEM block sample of about {@value #SAMPLE_PAGES} pages: each (queue, state)'s share
      * of the sampled rows times the table's row count as the planner estimates it (rows per page from the
@@ -680,7 +700,7 @@ public final class PostgresJobStore implements JobStore {
      * from one scrape to the next, so the gauge does not jitter.
      */
     private static final String TERMINAL_EXACT = """
-            SELECT queue, state, count(*) FROM jobq.jobs WHERE state IN ('done', 'dead') GROUP BY queue, state""";
+            SELECT queue, state, count(*) FROM jobq.jobs WHERE state IN ('done', 'dead', 'cancelled') GROUP BY queue, state""";
     private static final String TERMINAL_SAMPLED = """
             SELECT queue, state, n, sum(n) OVER () AS sampled
             FROM (SELECT queue, state, count(*) AS n FROM jobq.jobs TABLESAMPLE SYSTEM ({0}) REPEATABLE (7)
@@ -689,6 +709,9 @@ public final class PostgresJobStore implements JobStore {
     private static final String TABLE_SIZE = """
             SELECT pg_relation_size(c.oid) / current_setting('block_size')::bigint, c.reltuples::float8, c.relpages::bigint
             FROM pg_class c WHERE c.oid = 'jobq.jobs'::regclass""";
+
+    /** The states that end a job: counted exactly on a small table, estimated from a sample on a large one. */
+    private static final Set<String> TERMINAL = Set.of(JobState.DONE.dbName(), JobState.DEAD.dbName(), JobState.CANCELLED.dbName());
 
     @Override
     public Map<QueueName, Map<JobState, Long>> countsByQueueAndState() {
@@ -708,7 +731,7 @@ public final class PostgresJobStore implements JobStore {
             long relpages = size.get(2, Long.class);
             for (Record r : dsl.resultQuery(schema.sql(TERMINAL_SAMPLED), val(percent, SQLDataType.DOUBLE))) {
                 String state = r.get(1, String.class);
-                if (!state.equals(JobState.DONE.dbName()) && !state.equals(JobState.DEAD.dbName())) continue;
+                if (!TERMINAL.contains(state)) continue;
                 double n = r.get(2, Double.class);
                 double sampled = r.get(3, Double.class);
                 // never analyzed: fall back to scaling by the sampling rate

@@ -90,6 +90,11 @@ final class TenantCaps {
             }
         }
 
+        /** A gated tenant whose queued or running count dropped other than by a run's end (a cancel). */
+        void addGated(Key key) {
+            gated.add(key);
+        }
+
         boolean isEmpty() {
             return gated.isEmpty();
         }

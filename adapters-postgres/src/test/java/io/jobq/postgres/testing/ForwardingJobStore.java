@@ -1,6 +1,7 @@
 package io.jobq.postgres.testing;
 
 import io.jobq.application.port.Backlog;
+import io.jobq.application.port.CancelResult;
 import io.jobq.application.port.ClaimRequest;
 import io.jobq.application.port.EnqueueResult;
 import io.jobq.application.port.ExpiredLeaseDecider;
@@ -106,6 +107,16 @@ public class ForwardingJobStore implements JobStore {
     @Override
     public TenantSettings configureTenant(TenantUpdate update) {
         return delegate().configureTenant(update);
+    }
+
+    @Override
+    public CancelResult cancel(JobId id) {
+        return delegate().cancel(id);
+    }
+
+    @Override
+    public Set<FencingToken> cancelRequested(Collection<FencingToken> tokens) {
+        return delegate().cancelRequested(tokens);
     }
 
     @Override

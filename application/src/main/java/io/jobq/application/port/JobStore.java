@@ -162,6 +162,20 @@ public interface JobStore {
     RetryResult retryDead(JobId id);
 
     /**
+     * Cancels a job. Scheduled, queued or held: cancelled at once, never claimed (a capped or work-queue
+     * tenant's slot frees as when a run ends). Running: {@code cancel_requested} is set and the job stays
+     * running until its run ends; a run that then fails (or whose lease expires) makes it cancelled, never
+     * retried; one that succeeds makes it done, its result kept. Done or dead: nothing changes.
+     */
+    CancelResult cancel(JobId id);
+
+    /**
+     * Which of these runs have had cancelling requested: the subset of {@code tokens} whose job is still
+     * running under that token with {@code cancel_requested} set. Workers ask with each heartbeat.
+     */
+    Set<FencingToken> cancelRequested(Collection<FencingToken> tokens);
+
+    /**
      * Changes a tenant's settings in a queue, creating the tenant if needed, in one transaction.
      * <ul>
      *   <li>A weight applies to start tags handed out afterwards; jobs already queued keep theirs.</li>

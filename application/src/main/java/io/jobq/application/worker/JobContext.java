@@ -21,11 +21,14 @@ import java.util.stream.Collectors;
  * its payload, and whether the run has been cancelled.
  *
  * <p>A run is cancelled when the worker lost its lease (a heartbeat found another run owns the job,
- * or it was reaped), when the task's timeout elapsed, or when the worker's shutdown grace period
- * ran out. A cancelled run's outcome is never recorded as its own success; handlers of long jobs
- * should check {@link #isCancelled()} between steps and stop early. Timeouts and shutdown also
- * interrupt the handler's thread; a lost lease only sets the flag, so a handler in the middle of a
- * side effect can finish it consistently.
+ * or it was reaped), when the task's timeout elapsed, when the worker's shutdown grace period ran out,
+ * or when someone cancelled the job ({@code POST /jobs/{id}/cancel}; the worker learns it at its next
+ * heartbeat). Handlers of long jobs should check {@link #isCancelled()} between steps and stop early.
+ * Timeouts, shutdown and a cancel request also interrupt the handler's thread; a lost lease only sets
+ * the flag, so a handler in the middle of a side effect can finish it consistently. A cancelled run's
+ * success is discarded after a lost lease, a timeout or shutdown; after a cancel request it stands (the
+ * handler finished the work anyway: the job is done, its result kept), and any other end makes the job
+ * cancelled, never retried.
  *
  * <p>Separately, {@link #isLeaseInJeopardy()} turns true when no heartbeat has reached the store for a
  * whole lease (a database outage): once the database is back another worker may reap the lease and run

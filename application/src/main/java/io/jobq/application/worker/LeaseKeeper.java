@@ -78,6 +78,34 @@ final class LeaseKeeper {
                 continue;
             }
             applied(tokens, lost, sentNanos);
+            askAboutCancels(tokens, lost);
+        }
+    }
+
+    /**
+     * Tells the handlers of runs whose job someone cancelled: the context's flag, and an interrupt. One
+     * more statement per heartbeat; a failure is only logged (the next heartbeat asks again).
+     */
+    private void askAboutCancels(List<FencingToken> tokens, Set<FencingToken> lost) {
+        List<FencingToken> held = tokens.stream().filter(t -> !lost.contains(t)).toList();
+        if (held.isEmpty()) return;
+        Set<FencingToken> cancelled;
+        try {
+            cancelled = store.cancelRequested(held);
+        } catch (Throwable e) {
+            errors.fatalIfSo("store call", e);
+            errors.storeError("asking about cancelled jobs", e, settings.effectiveHeartbeatInterval());
+            return;
+        }
+        for (FencingToken token : cancelled) {
+            Run run = runs.get(token);
+            if (run == null || run.phase.get() != Run.Phase.RUNNING) continue;
+            if (run.context.cancel("cancelled: job " + token.job() + " was cancelled while it ran")) {
+                Thread t = run.thread;
+                if (t != null) t.interrupt();
+                JobLogFields.of(log.atInfo(), run.job).log("job {} attempt {} was cancelled; its handler is told and"
+                        + " interrupted", run.job.id(), run.job.attempts());
+            }
         }
     }
 

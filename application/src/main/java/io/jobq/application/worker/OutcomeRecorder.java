@@ -95,7 +95,12 @@ final class OutcomeRecorder {
         if (write.isEmpty()) return;
         switch (write.get()) {
             case FencedWrite.Applied applied -> {
-                logFailure(run.job, decision, error, f);
+                if (applied.job().state() == JobState.CANCELLED) {
+                    JobLogFields.of(log.atInfo(), run.job).log("job {} cancelled (attempt {} ended: {})", run.job.id(),
+                            run.job.attempts(), error);
+                } else {
+                    logFailure(run.job, decision, error, f);
+                }
                 errors.notify(() -> listener.failed(run.job, error, applied.job()));
             }
             case FencedWrite.Rejected rejected -> discard(run, DiscardReason.WRITE_REJECTED,

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import io.jobq.application.port.Backlog;
+import io.jobq.application.port.CancelResult;
 import io.jobq.application.port.ClaimRequest;
 import io.jobq.application.port.EnqueueResult;
 import io.jobq.application.port.ExpiredLeaseDecider;
@@ -421,6 +422,45 @@ public final class InMemoryJobStore implements JobStore {
     }
 
     @Override
+    public CancelResult cancel(JobId id) {
+        Objects.requireNonNull(id, "id");
+        return tx("cancel", () -> {
+            Row r = rows.get(id.value());
+            if (r == null) return new CancelResult.NotFound(id);
+            switch (r.state) {
+                case SCHEDULED, QUEUED, HELD -> {
+                    boolean wasQueued = r.state == JobState.QUEUED;
+                    r.state = JobState.CANCELLED;
+                    r.finishedAt = clock.instant();
+                    if (wasQueued) release(r.queue, r.tenant); // a queued job counted toward its tenant's cap
+                    return new CancelResult.Cancelled(r.toJob());
+                }
+                case RUNNING -> {
+                    r.cancelRequested = true;
+                    return new CancelResult.Requested(r.toJob());
+                }
+                case CANCELLED -> {
+                    return new CancelResult.Cancelled(r.toJob());
+                }
+                default -> {
+                    return new CancelResult.Finished(r.toJob());
+                }
+            }
+        });
+    }
+
+    @Override
+    public Set<FencingToken> cancelRequested(Collection<FencingToken> tokens) {
+        Objects.requireNonNull(tokens, "tokens");
+        return tx("cancelRequested", () -> tokens.stream()
+                .filter(t -> {
+                    Row r = holder(t);
+                    return r != null && r.cancelRequested;
+                })
+                .collect(java.util.stream.Collectors.toUnmodifiableSet()));
+    }
+
+    @Override
     public QueueSettings configureQueue(QueueName queue, Fairness fairness) {
         Objects.requireNonNull(queue, "queue");
         Objects.requireNonNull(fairness, "fairness");
@@ -710,7 +750,11 @@ public final class InMemoryJobStore implements JobStore {
     private void write(Row r, String error, RetryDecision decision) {
         Instant now = clock.instant();
         r.lastError = Optional.of(StoredText.sanitize(error, MAX_ERROR_BYTES));
-        switch (decision) {
+        if (r.cancelRequested) {
+            // cancelling was asked while it ran: a run that did not succeed ends the job, never retried
+            r.state = JobState.CANCELLED;
+            r.finishedAt = now;
+        } else switch (decision) {
             case RetryDecision.RetryAfter after -> {
                 r.state = JobState.SCHEDULED;
                 r.runAt = now.plus(after.delay());
@@ -847,6 +891,8 @@ public final class InMemoryJobStore implements JobStore {
         int maxAttempts;
         JobState state;
         double vtime = Double.NaN;
+        /** Whether cancelling was asked while it ran. */
+        boolean cancelRequested;
         /** The estimate, in ms, a work queue charged for the current tag; NaN when none is pending. */
         double cost = Double.NaN;
         Instant runAt;
@@ -882,7 +928,7 @@ public final class InMemoryJobStore implements JobStore {
                     maxAttempts,
                     state == JobState.RUNNING ? Optional.of(new Lease(lockedBy, lockedUntil)) : Optional.empty(),
                     lastError, idempotencyKey, createdAt, Optional.ofNullable(startedAt),
-                    Optional.ofNullable(finishedAt));
+                    Optional.ofNullable(finishedAt), cancelRequested);
         }
     }
 }

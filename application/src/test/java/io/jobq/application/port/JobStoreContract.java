@@ -864,6 +864,20 @@ public abstract class JobStoreContract {
         }
     }
 
+    /** Cancelling, on this store. */
+    @Nested
+    class Cancel extends CancelContract {
+        @Override
+        protected JobStore store() {
+            return JobStoreContract.this.store();
+        }
+
+        @Override
+        protected void advanceTime(Duration by) {
+            JobStoreContract.this.advanceTime(by);
+        }
+    }
+
     /** Fairness by work, on this store. */
     @Nested
     class WorkFairness extends WorkFairnessContract {

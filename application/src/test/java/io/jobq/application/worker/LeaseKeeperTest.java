@@ -79,6 +79,43 @@ class LeaseKeeperTest extends WorkerFixture {
     }
 
     /**
+     * Cancelling a running job reaches its handler at the worker's next heartbeat, as the flag and an
+     * interrupt; the handler's interrupted wait throws, and the job ends cancelled, not retried.
+     */
+    @Test
+    void aCancelledRunsHandlerIsToldAndInterruptedAndTheJobEndsCancelled() {
+        JobId id = enqueue("block", "{}");
+        start(FAST.toBuilder().maintenanceEnabled(false).build());
+        Await.until(SOON, "the job running", () -> blocking.invocations.get() == 1);
+
+        assertThat(store.cancel(id)).isInstanceOf(io.jobq.application.port.CancelResult.Requested.class);
+
+        Job job = awaitState(id, JobState.CANCELLED);
+        JobContext ctx = blocking.contexts.getFirst();
+        assertThat(ctx.isCancelled()).isTrue();
+        assertThat(ctx.cancellationReason().orElseThrow()).contains("was cancelled while it ran");
+        assertThat(job.attempts()).as("never retried").isEqualTo(1);
+        assertThat(job.finishedAt()).isPresent();
+        assertThat(job.lastError().orElseThrow()).contains("Interrupted");
+    }
+
+    /** A handler that ignores the flag and the interrupt finishes its work: the job is done, its result kept. */
+    @Test
+    void aHandlerThatIgnoresCancellingFinishesAndItsResultIsKept() {
+        JobId id = enqueue("stubborn", "{}");
+        start(FAST.toBuilder().maintenanceEnabled(false).build());
+        Await.until(SOON, "the job running", () -> stubborn.thread.get() != null);
+
+        store.cancel(id);
+        Await.until(SOON, "the interrupt, ignored", () -> stubborn.interruptsIgnored.get() >= 1);
+        stubborn.letGo.countDown();
+
+        Job job = awaitState(id, JobState.DONE);
+        assertThat(job.result().orElseThrow()).contains("late");
+        assertThat(job.cancelRequested()).isTrue();
+    }
+
+    /**
      * A store outage longer than the lease: no heartbeat gets through, so once the store is back any
      * worker may reap the lease and run the job again. The worker flags the run's lease as in jeopardy
      * and says why, without cancelling it; the outcome is still offered, and here the store (whose

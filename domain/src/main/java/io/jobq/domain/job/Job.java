@@ -21,6 +21,8 @@ import java.util.OptionalDouble;
  * @param lease owner and expiry; present exactly while running
  * @param lastError the last failure's message, sanitised and bounded by the store
  * @param idempotencyKey the tenant-scoped key the job was enqueued with, if any
+ * @param cancelRequested whether cancelling was asked while the job ran: its handler is told, and a run
+ *     that ends other than in success makes it cancelled instead of retried
  */
 public record Job(
         JobId id,
@@ -39,7 +41,8 @@ public record Job(
         Optional<String> idempotencyKey,
         Instant createdAt,
         Optional<Instant> startedAt,
-        Optional<Instant> finishedAt) {
+        Optional<Instant> finishedAt,
+        boolean cancelRequested) {
 
     /** Default for {@code maxAttempts} when a request gives none. */
     public static final int DEFAULT_MAX_ATTEMPTS = 5;

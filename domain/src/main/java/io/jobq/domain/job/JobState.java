@@ -14,6 +14,7 @@ import java.util.Locale;
  *     │         held ──────────┘                │
  *     └── fail (retryable) / lease expired ─────┼──▶ dead (permanent, or out of attempts)
  * dead ──manual retry──▶ queued (or held)
+ * scheduled, queued, held ──cancel──▶ cancelled; running ──cancel asked, run ends without success──▶ cancelled
  * </pre>
  *
  * A job of a tenant with a cap ({@code max_running}) in its queue becomes queued only while the tenant's
@@ -41,7 +42,12 @@ public enum JobState {
     /** Finished successfully. Terminal. */
     DONE,
     /** Failed permanently or out of attempts. Only an operator's retry moves it (to queued). */
-    DEAD;
+    DEAD,
+    /**
+     * Cancelled by request: at once if it was not running; if it was, when its run ended other than in
+     * success (a run that succeeds despite the request is done, its result kept). Terminal.
+     */
+    CANCELLED;
 
     /** The stored and wire form: {@code "scheduled"}, {@code "queued"}, … */
     public String dbName() {
@@ -58,6 +64,6 @@ public enum JobState {
             if (s.dbName().equals(name)) return s;
         }
         throw new IllegalArgumentException(
-                "status must be one of scheduled, queued, held, running, done, dead, was \"" + name + "\"");
+                "status must be one of scheduled, queued, held, running, done, dead, cancelled, was \"" + name + "\"");
     }
 }

@@ -24,7 +24,7 @@ class JobStateTest {
         @Test
         void dbNamesAreTheLowerCaseNamesTheSchemaAndApiUse() {
             assertThat(Stream.of(JobState.values()).map(JobState::dbName))
-                    .containsExactly("scheduled", "queued", "held", "running", "done", "dead");
+                    .containsExactly("scheduled", "queued", "held", "running", "done", "dead", "cancelled");
         }
 
         @ParameterizedTest
@@ -33,7 +33,7 @@ class JobStateTest {
             // The stored form is exact: upper case or padded text is a bug upstream, not a synonym.
             assertThatThrownBy(() -> JobState.fromDbName(name))
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessage("status must be one of scheduled, queued, held, running, done, dead, was \"" + name + "\"");
+                    .hasMessage("status must be one of scheduled, queued, held, running, done, dead, cancelled, was \"" + name + "\"");
         }
     }
 }
