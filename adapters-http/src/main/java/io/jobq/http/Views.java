@@ -21,7 +21,10 @@ public final class Views {
     public record TenantView(String tenant, String queue, double weight, Integer maxRunning) {}
 
     /** {@code PUT /queues/{queue}}: the queue's settings after the change; {@code fairness} "jobs" or "work". */
-    public record QueueView(String queue, String fairness) {}
+    public record QueueView(String queue, String fairness, RetentionView retention) {}
+
+    /** How long a queue keeps its finished jobs, in seconds; 0: for ever. */
+    public record RetentionView(long done, long dead, long cancelled) {}
 
     /**
      * {@code GET /stats}: per queue, the count of jobs in each of the six states (zeros included).

@@ -17,7 +17,7 @@ final class HostileRequests {
     private static final String[] FIELDS_JOB = {"task", "payload", "tenant", "queue", "idempotency_key", "max_attempts", "delay_seconds", "run_at"};
     private static final String[] FIELDS_BATCH = {"task", "payloads", "tenant", "queue", "max_attempts", "delay_seconds"};
     private static final String[] FIELDS_WEIGHT = {"weight", "queue", "max_running"};
-    private static final String[] FIELDS_QUEUE = {"fairness"};
+    private static final String[] FIELDS_QUEUE = {"fairness", "retention"};
     private static final String[] QUERY_PARAMS = {"tenant", "queue", "status", "limit", "after"};
     private static final String[] EXPONENTS = {"0", "1", "5", "-7", "308", "309", "-324", "400", "-400", "999", "1000", "1001",
             "-1000", "-1001", "16383", "-16384", "131071", "131072", "-131072", "999999999", "1000000000", "-1000000000",
@@ -135,6 +135,7 @@ final class HostileRequests {
                 for (int i = 0; i < n; i++) items.add(n > 10 ? pick("1", "{}", number()) : value(3));
                 yield "[" + String.join(",", items) + "]";
             }
+            case "retention" -> r.nextBoolean() ? value(3) : "{\"done\":" + number() + ",\"dead\":" + number() + "}";
             case "fairness" -> string(r.nextInt(3) == 0 ? hostileText() : pick("work", "jobs", "WORK", "time", ""));
             case "max_attempts" -> r.nextBoolean() ? Integer.toString(r.nextInt(-5, 110)) : number();
             case "run_at" -> string(r.nextInt(3) == 0 ? hostileText()

@@ -26,4 +26,16 @@ class QueueRoutesTest extends ApiTestCase {
         assertThat(back.json().get("fairness").asText()).isEqualTo("jobs");
         assertThat(f.client().get("/stats").json().at("/queues/default/queued").asLong()).isEqualTo(JobStore.WORK_WINDOW + 8);
     }
+
+    @Test
+    void retentionIsSetPerStateAndWhatIsLeftOutStays() {
+        ApiClient.Reply set = f.client().put("/queues/reports", "{\"retention\": {\"done\": 3600, \"dead\": 0}}");
+        assertThat(set.status()).as(set.toString()).isEqualTo(200);
+        assertThat(set.json().at("/retention/done").asLong()).isEqualTo(3600);
+        assertThat(set.json().at("/retention/dead").asLong()).as("0: for ever").isZero();
+        assertThat(set.json().at("/retention/cancelled").asLong()).as("the default").isEqualTo(604_800);
+        assertThat(set.json().get("fairness").asText()).isEqualTo("jobs");
+        ApiClient.Reply work = f.client().put("/queues/reports", "{\"fairness\": \"work\"}");
+        assertThat(work.json().at("/retention/done").asLong()).as("kept").isEqualTo(3600);
+    }
 }

@@ -215,6 +215,13 @@ class ValidationTest extends ApiTestCase {
                 arguments("/queues/default", j("{'fairness': ['work']}"), "invalid_field", "fairness"),
                 arguments("/queues/default", j("{'fairness': '" + repeat('w', 100_000) + "'}"), "invalid_field", "fairness"),
                 arguments("/queues/default", j("{'fairness': 'work', 'weight': 2}"), "unknown_field", "weight"),
+                arguments("/queues/default", j("{'retention': 7}"), "invalid_field", "retention"),
+                arguments("/queues/default", j("{'retention': {'done': -1}}"), "invalid_field", "retention.done"),
+                arguments("/queues/default", j("{'retention': {'dead': 1.5}}"), "invalid_field", "retention.dead"),
+                arguments("/queues/default", j("{'retention': {'cancelled': '7d'}}"), "invalid_field", "retention.cancelled"),
+                arguments("/queues/default", j("{'retention': {'done': 3153600001}}"), "invalid_field", "retention.done"),
+                arguments("/queues/default", j("{'retention': {'done': 1e30}}"), "invalid_field", "retention.done"),
+                arguments("/queues/default", j("{'retention': {'running': 1}}"), "unknown_field", "running"),
                 arguments("/queues/default", j("[2]"), "not_an_object", null),
                 arguments("/queues/a!b", j("{'fairness': 'work'}"), "invalid_field", "queue"),
                 arguments("/queues/" + repeat('q', 129), j("{'fairness': 'work'}"), "invalid_field", "queue"));

@@ -19,6 +19,8 @@ import io.jobq.application.port.NewJobBatch;
 import io.jobq.application.port.OutcomeWrite;
 import io.jobq.application.port.RetryResult;
 import io.jobq.application.port.QueueSettings;
+import io.jobq.application.port.QueueUpdate;
+import io.jobq.application.port.Retention;
 import io.jobq.application.port.StoreConflictException;
 import io.jobq.application.port.StoreUnavailableException;
 import io.jobq.application.port.TenantSettings;
@@ -51,6 +53,7 @@ import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
+import org.jooq.Field;
 import org.jooq.Record;
 import org.jooq.Result;
 import org.jooq.ResultQuery;
@@ -624,19 +627,35 @@ public final class PostgresJobStore implements JobStore {
             WHERE t.queue = {0} AND t.tenant = {1} FOR NO KEY UPDATE OF t""".formatted(FairTags.chargesWork("{0}"));
 
     /**
-     * Upserts the queue's row, then releases what tenants held only by a work window may now run (a queue
-     * set back to jobs), through the maintenance sweep.
+     * Upserts the queue's row (only the given settings change), then, when the queue now charges per job,
+     * releases what tenants held only by a work window may now run, through the maintenance sweep.
      */
     @Override
-    public QueueSettings configureQueue(QueueName queue, Fairness fairness) {
-        Objects.requireNonNull(queue, "queue");
-        Objects.requireNonNull(fairness, "fairness");
-        run("configure queue", () -> dsl.insertInto(QUEUES, QUEUES.QUEUE, QUEUES.FAIRNESS)
-                .values(queue.value(), fairness.wireName())
-                .onConflict(QUEUES.QUEUE).doUpdate().set(QUEUES.FAIRNESS, fairness.wireName())
-                .execute());
-        if (fairness == Fairness.JOBS) run("release held jobs", () -> TenantCaps.sweep(dsl, 1000));
-        return new QueueSettings(queue, fairness);
+    public QueueSettings configureQueue(QueueUpdate u) {
+        Objects.requireNonNull(u, "update");
+        QueueSettings now = u.applyTo(QueueSettings.defaults(u.queue()));
+        Record row = run("configure queue", () -> dsl.insertInto(QUEUES, QUEUES.QUEUE, QUEUES.FAIRNESS, QUEUES.KEEP_DONE_S,
+                        QUEUES.KEEP_DEAD_S, QUEUES.KEEP_CANCELLED_S)
+                .values(u.queue().value(), now.fairness().wireName(), now.retention().done().toSeconds(),
+                        now.retention().dead().toSeconds(), now.retention().cancelled().toSeconds())
+                .onConflict(QUEUES.QUEUE).doUpdate()
+                .set(QUEUES.FAIRNESS, u.fairness().<Field<String>>map(f -> DSL.val(f.wireName())).orElse(QUEUES.FAIRNESS))
+                .set(QUEUES.KEEP_DONE_S, u.keepDone().<Field<Long>>map(d -> DSL.val(d.toSeconds())).orElse(QUEUES.KEEP_DONE_S))
+                .set(QUEUES.KEEP_DEAD_S, u.keepDead().<Field<Long>>map(d -> DSL.val(d.toSeconds())).orElse(QUEUES.KEEP_DEAD_S))
+                .set(QUEUES.KEEP_CANCELLED_S, u.keepCancelled().<Field<Long>>map(d -> DSL.val(d.toSeconds())).orElse(QUEUES.KEEP_CANCELLED_S))
+                .returning(QUEUES.FAIRNESS, QUEUES.KEEP_DONE_S, QUEUES.KEEP_DEAD_S, QUEUES.KEEP_CANCELLED_S)
+                .fetchSingle());
+        Fairness fairness = Fairness.of(row.get(QUEUES.FAIRNESS));
+        if (fairness == Fairness.JOBS && u.fairness().isPresent()) run("release held jobs", () -> TenantCaps.sweep(dsl, 1000));
+        return new QueueSettings(u.queue(), fairness, new Retention(Duration.ofSeconds(row.get(QUEUES.KEEP_DONE_S)),
+                Duration.ofSeconds(row.get(QUEUES.KEEP_DEAD_S)), Duration.ofSeconds(row.get(QUEUES.KEEP_CANCELLED_S))));
+    }
+
+    /** See {@link RetentionSweep}. */
+    @Override
+    public int deleteFinished(int limit) {
+        requirePositive(limit);
+        return run("delete finished jobs", () -> RetentionSweep.delete(dsl, limit));
     }
 
     /** One transaction: see {@link TenantCaps#configure}. */

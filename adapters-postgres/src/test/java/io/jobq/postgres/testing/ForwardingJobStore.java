@@ -13,8 +13,8 @@ import io.jobq.application.port.NewJobBatch;
 import io.jobq.application.port.OutcomeWrite;
 import io.jobq.application.port.RetryResult;
 import io.jobq.application.port.QueueSettings;
+import io.jobq.application.port.QueueUpdate;
 import io.jobq.application.port.TenantSettings;
-import io.jobq.domain.fairness.Fairness;
 import io.jobq.application.port.TenantUpdate;
 import io.jobq.application.port.CapUsage;
 import io.jobq.application.port.VacuumHealth;
@@ -120,8 +120,13 @@ public class ForwardingJobStore implements JobStore {
     }
 
     @Override
-    public QueueSettings configureQueue(QueueName queue, Fairness fairness) {
-        return delegate().configureQueue(queue, fairness);
+    public QueueSettings configureQueue(QueueUpdate update) {
+        return delegate().configureQueue(update);
+    }
+
+    @Override
+    public int deleteFinished(int limit) {
+        return delegate().deleteFinished(limit);
     }
 
     @Override

@@ -198,11 +198,26 @@ public interface JobStore {
      * that corrections reach a tenant's backlog before it runs, a work queue tags at most
      * {@value #WORK_WINDOW} of a tenant's jobs ahead (queued); the rest wait as held, as jobs beyond a cap
      * do, and are tagged as the tenant's runs end. The change applies to tags handed out afterwards; jobs
-     * already queued keep theirs.
+     * already queued keep theirs. The retention applies from the next maintenance pass
+     * ({@link #deleteFinished}).
      *
      * @return the queue's settings after the change
      */
-    QueueSettings configureQueue(QueueName queue, Fairness fairness);
+    QueueSettings configureQueue(QueueUpdate update);
+
+    /** {@link #configureQueue(QueueUpdate)} changing the fairness only. */
+    default QueueSettings configureQueue(QueueName queue, Fairness fairness) {
+        return configureQueue(QueueUpdate.fairness(queue, fairness));
+    }
+
+    /**
+     * Maintenance: deletes finished jobs (done, dead, cancelled) finished longer ago than their queue's
+     * {@link Retention} (never those of a state kept for ever), at most {@code limit} per queue and state,
+     * oldest first, skipping rows another transaction holds.
+     *
+     * @return how many were deleted
+     */
+    int deleteFinished(int limit);
 
     /** In a work-fairness queue, the most of one tenant's jobs that are queued (tagged) at once. */
     int WORK_WINDOW = 32;

@@ -62,7 +62,7 @@ final class Maintainer {
         }
     }
 
-    /** One pass: reap, promote, vacuum; reports to the listener unless a step failed. */
+    /** One pass: reap, promote, delete finished jobs past retention, vacuum; reports to the listener unless a step failed. */
     void pass() {
         int reaped = 0;
         int promoted = 0;
@@ -85,6 +85,14 @@ final class Maintainer {
             failed = true;
             errors.maintenanceError("promote due jobs", e);
         }
+        int deleted = 0;
+        try {
+            // finished jobs past their queue's retention, in bounded batches (one short transaction each)
+            deleted = repeatWhileFull(store::deleteFinished);
+        } catch (Throwable e) {
+            failed = true;
+            errors.maintenanceError("delete finished jobs", e);
+        }
         try {
             store.vacuumIfNeeded(); // the store rate-limits itself; a no-op unless autovacuum is off
         } catch (Throwable e) {
@@ -92,9 +100,11 @@ final class Maintainer {
             errors.maintenanceError("vacuum jobq's tables", e);
         }
         if (promoted > 0) claimSignal.signal(); // our own claim loop can take them without waiting for a poll
-        if (reaped > 0 || promoted > 0) {
+        if (reaped > 0 || promoted > 0 || deleted > 0) {
             log.atDebug().addKeyValue("worker", worker).addKeyValue("reaped", reaped).addKeyValue("promoted", promoted)
-                    .log("maintenance: reaped {} expired lease(s), promoted {} due job(s)", reaped, promoted);
+                    .addKeyValue("deleted", deleted)
+                    .log("maintenance: reaped {} expired lease(s), promoted {} due job(s), deleted {} finished job(s) past"
+                            + " their retention", reaped, promoted, deleted);
         }
         if (!failed) {
             int r = reaped;

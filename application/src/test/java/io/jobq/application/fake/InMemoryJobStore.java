@@ -22,6 +22,8 @@ import io.jobq.application.port.OutcomeWrite;
 import io.jobq.application.port.RetryResult;
 import io.jobq.application.port.StoreUnavailableException;
 import io.jobq.application.port.QueueSettings;
+import io.jobq.application.port.QueueUpdate;
+import io.jobq.application.port.Retention;
 import io.jobq.application.port.TenantSettings;
 import io.jobq.domain.fairness.Fairness;
 import io.jobq.domain.fairness.MaxRunning;
@@ -106,7 +108,7 @@ public final class InMemoryJobStore implements JobStore {
     private final ReentrantLock lock = new ReentrantLock();
     private final TreeMap<Long, Row> rows = new TreeMap<>();
     private final Map<TenantKey, TenantRow> tenants = new HashMap<>();
-    private final Map<QueueName, Fairness> queueFairness = new HashMap<>();
+    private final Map<QueueName, QueueSettings> queueSettings = new HashMap<>();
     private final Map<IdempotencyKey, Long> idempotency = new HashMap<>();
     private final AtomicBoolean available = new AtomicBoolean(true);
     private final Map<String, AtomicInteger> calls = new java.util.concurrent.ConcurrentHashMap<>();
@@ -461,15 +463,48 @@ public final class InMemoryJobStore implements JobStore {
     }
 
     @Override
-    public QueueSettings configureQueue(QueueName queue, Fairness fairness) {
-        Objects.requireNonNull(queue, "queue");
-        Objects.requireNonNull(fairness, "fairness");
+    public QueueSettings configureQueue(QueueUpdate update) {
+        Objects.requireNonNull(update, "update");
+        QueueName queue = update.queue();
         return tx("configureQueue", () -> {
-            queueFairness.put(queue, fairness);
+            QueueSettings now = update.applyTo(settings(queue));
+            queueSettings.put(queue, now);
             // Back to jobs: a tenant's jobs held by the window only are released (the sweep does it in SQL).
             tenants.keySet().stream().filter(k -> k.queue().equals(queue)).toList().forEach(k -> release(k.queue(), k.tenant()));
-            return new QueueSettings(queue, fairness);
+            return now;
         });
+    }
+
+    /** Finished rows past their queue's retention, at most {@code limit} per queue and state, oldest first. */
+    @Override
+    public int deleteFinished(int limit) {
+        checkLimit(limit);
+        return tx("deleteFinished", () -> {
+            Instant now = clock.instant();
+            Map<List<Object>, Integer> taken = new HashMap<>();
+            List<Row> doomed = rows.values().stream()
+                    .filter(r -> r.finishedAt != null && (r.state == JobState.DONE || r.state == JobState.DEAD || r.state == JobState.CANCELLED))
+                    .filter(r -> {
+                        Duration keep = keep(settings(r.queue).retention(), r.state);
+                        return !keep.isZero() && r.finishedAt.isBefore(now.minus(keep));
+                    })
+                    .sorted(Comparator.comparing((Row r) -> r.finishedAt).thenComparingLong(r -> r.id))
+                    .filter(r -> taken.merge(List.of(r.queue, r.state), 1, Integer::sum) <= limit)
+                    .toList();
+            for (Row r : doomed) {
+                rows.remove(r.id);
+                r.idempotencyKey.ifPresent(k -> idempotency.remove(new IdempotencyKey(r.tenant, k)));
+            }
+            return doomed.size();
+        });
+    }
+
+    private static Duration keep(Retention r, JobState state) {
+        return switch (state) {
+            case DONE -> r.done();
+            case DEAD -> r.dead();
+            default -> r.cancelled();
+        };
     }
 
     @Override
@@ -718,7 +753,11 @@ public final class InMemoryJobStore implements JobStore {
     }
 
     private Fairness fairness(QueueName queue) {
-        return queueFairness.getOrDefault(queue, Fairness.JOBS);
+        return settings(queue).fairness();
+    }
+
+    private QueueSettings settings(QueueName queue) {
+        return queueSettings.getOrDefault(queue, QueueSettings.defaults(queue));
     }
 
     /** The tenant's jobs queued or running in the queue: what its cap bounds. */

@@ -864,6 +864,20 @@ public abstract class JobStoreContract {
         }
     }
 
+    /** Retention of finished jobs, on this store. */
+    @Nested
+    class Retain extends RetentionContract {
+        @Override
+        protected JobStore store() {
+            return JobStoreContract.this.store();
+        }
+
+        @Override
+        protected void advanceTime(Duration by) {
+            JobStoreContract.this.advanceTime(by);
+        }
+    }
+
     /** Cancelling, on this store. */
     @Nested
     class Cancel extends CancelContract {

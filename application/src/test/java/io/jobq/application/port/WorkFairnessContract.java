@@ -173,11 +173,11 @@ public abstract class WorkFairnessContract {
         store().configureQueue(Q, Fairness.WORK);
         enqueue(SLOW, TASK, JobStore.WORK_WINDOW + 5);
         assertThat(inState(SLOW, JobState.HELD)).hasSize(JobStore.WORK_WINDOW + 4);
-        assertThat(store().configureQueue(Q, Fairness.JOBS)).isEqualTo(new QueueSettings(Q, Fairness.JOBS));
+        assertThat(store().configureQueue(Q, Fairness.JOBS)).isEqualTo(new QueueSettings(Q, Fairness.JOBS, Retention.DEFAULT));
         assertThat(inState(SLOW, JobState.HELD)).isEmpty();
         assertThat(inState(SLOW, JobState.QUEUED)).hasSize(JobStore.WORK_WINDOW + 5);
         QueueName other = QueueName.of("other");
-        assertThat(store().configureQueue(other, Fairness.WORK)).isEqualTo(new QueueSettings(other, Fairness.WORK));
+        assertThat(store().configureQueue(other, Fairness.WORK)).isEqualTo(new QueueSettings(other, Fairness.WORK, Retention.DEFAULT));
     }
 
     /**
