@@ -52,17 +52,18 @@ record FloorExperiment(BenchDatabase db, Plan plan, Progress progress) {
                 SELECT * FROM unnest(cast(? as bigint[])::bigint[], cast(? as varchar[])::text[], cast(? as int[])::int[], cast(? as varchar[])::text[], cast(? as varchar[])::text[], cast(? as varchar[])::text[], cast(? as double precision[])::float8[])
                     AS o(id, worker, attempt, state, result, last_error, retry_ms)
             ), fenced AS (
-                SELECT j.id FROM jobq.jobs j JOIN o ON j.id = o.id
+                SELECT j.id, CASE WHEN j.cancel_requested AND o.state <> 'done' THEN 'cancelled' ELSE o.state END AS state
+                FROM jobq.jobs j JOIN o ON j.id = o.id
                 WHERE j.locked_by = o.worker AND j.attempts = o.attempt AND j.state = 'running'
                 ORDER BY j.id
                 FOR NO KEY UPDATE OF j
             )
             UPDATE jobq.jobs j SET
-                state = o.state,
-                result = CASE WHEN o.state = 'done' THEN o.result::jsonb ELSE j.result END,
+                state = f.state,
+                result = CASE WHEN f.state = 'done' THEN o.result::jsonb ELSE j.result END,
                 last_error = coalesce(o.last_error, j.last_error),
-                finished_at = CASE WHEN o.state = 'scheduled' THEN NULL ELSE now() END,
-                run_at = CASE WHEN o.state = 'scheduled' THEN now() + o.retry_ms * interval '1 millisecond' ELSE j.run_at END,
+                finished_at = CASE WHEN f.state = 'scheduled' THEN NULL ELSE now() END,
+                run_at = CASE WHEN f.state = 'scheduled' THEN now() + o.retry_ms * interval '1 millisecond' ELSE j.run_at END,
                 locked_by = NULL,
                 locked_until = NULL
             FROM o JOIN fenced f ON f.id = o.id
