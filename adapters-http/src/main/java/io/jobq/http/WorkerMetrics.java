@@ -6,6 +6,10 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.jobq.domain.job.Job;
+import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -26,7 +30,13 @@ import java.util.Optional;
  *       (e.g. a transaction-mode pooler in the way);
  *   <li>{@code jobq_maintenance_errors_total}: maintenance passes (reap, promote) that failed;
  *   <li>{@code jobq_worker_store_errors_total{operation}}: failed store calls of the worker loop
- *       (claim, heartbeat, complete, fail).
+ *       (claim, heartbeat, complete, fail);
+ *   <li>{@code jobq_task_outcomes_total{queue, task, outcome}}: runs this worker recorded, by what they
+ *       came to: {@code done}, {@code retried} (failed, to run again), {@code dead} (failed for good) or
+ *       {@code cancelled}; a failed run is one of the last three;
+ *   <li>{@code jobq_task_run_seconds{queue, task}}: how long handlers ran (histogram, the worker's clock);
+ *   <li>{@code jobq_queue_wait_seconds{queue}}: how long each claimed job waited from when it became due
+ *       ({@code run_at}) to its claim ({@code started_at}), both by the database clock (histogram).
  * </ul>
  * The listener meters exist only when the worker listens (a polling-only worker has no listener to
  * watch). Wiring, in bootstrap:
@@ -75,6 +85,36 @@ public final class WorkerMetrics implements WorkerListener {
                     .register(registry);
         });
         return new WorkerMetrics(registry);
+    }
+
+    @Override
+    public void claimed(List<Job> jobs) {
+        for (Job j : jobs) {
+            j.startedAt().ifPresent(started -> Timer.builder("jobq.queue.wait")
+                    .description("Time from when a job became due (run_at) to its claim, by the database clock")
+                    .tag("queue", j.queue().value()).publishPercentileHistogram().register(registry)
+                    .record(positive(Duration.between(j.runAt(), started))));
+        }
+    }
+
+    @Override
+    public void runEnded(Job recorded, Duration ran) {
+        String outcome = switch (recorded.state()) {
+            case DONE -> "done";
+            case SCHEDULED -> "retried";
+            case CANCELLED -> "cancelled";
+            default -> "dead";
+        };
+        Counter.builder("jobq.task.outcomes").description("Runs recorded by this worker, by what they came to")
+                .tag("queue", recorded.queue().value()).tag("task", recorded.task().value()).tag("outcome", outcome)
+                .register(registry).increment();
+        Timer.builder("jobq.task.run").description("How long handlers ran, by the worker's clock")
+                .tag("queue", recorded.queue().value()).tag("task", recorded.task().value()).publishPercentileHistogram()
+                .register(registry).record(ran);
+    }
+
+    private static Duration positive(Duration d) {
+        return d.isNegative() ? Duration.ZERO : d;
     }
 
     @Override

@@ -65,7 +65,7 @@ class UpgradeFromPublicTest {
 
     @Test
     void schemaPublicAppliesTheNewMigrationsInPlaceAndTheWaitingJobRuns() {
-        assertThat(Migrations.migrate(legacy, PUBLIC)).as("V2 to V6").isEqualTo(5);
+        assertThat(Migrations.migrate(legacy, PUBLIC)).as("V2 to V7").isEqualTo(6);
         Migrations.requireCurrent(legacy, PUBLIC);
         PostgresJobStore store = new PostgresJobStore(legacy, PostgresJobStore.Options.DEFAULTS.withSchema(PUBLIC));
         List<Job> claimed = store.claim(new ClaimRequest(List.of(QueueName.DEFAULT), WorkerId.of("w1"), 10, Duration.ofSeconds(30)));

@@ -1,6 +1,8 @@
 package io.jobq.bootstrap;
 
 import com.sun.net.httpserver.HttpServer;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.jobq.application.worker.Worker;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
@@ -10,14 +12,20 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.Executors;
 
 /**
- * {@code GET /metrics} for a worker-only process, which has no HTTP API: the listener's state,
- * maintenance errors, the pool and the JVM, in Prometheus text format. The JDK's own HTTP server is
- * enough for one scrape endpoint; the api and all roles serve /metrics through the API instead.
+ * {@code GET /metrics} and {@code GET /health} for a worker-only process, which has no HTTP API. /metrics:
+ * the listener's state, maintenance errors, per-task outcomes and run times, queue waits, the pool and the
+ * JVM, in Prometheus text format. /health: 200 {@code {"status":"ok","worker":…,"in_hand":n}} while the
+ * worker runs, 503 with {@code "status":"stopping"} (or {@code "closed"}) once it stops, for a liveness
+ * or readiness probe. The JDK's own HTTP server is enough for two endpoints; the api and all roles serve
+ * both through the API instead.
  */
 final class MetricsServer implements AutoCloseable {
+    private static final ObjectMapper JSON = new ObjectMapper();
     private final HttpServer server;
     private final JvmGcMetrics gcMetrics;
 
@@ -32,7 +40,7 @@ final class MetricsServer implements AutoCloseable {
      *
      * @throws LauncherException if the port cannot be bound
      */
-    static MetricsServer start(PrometheusMeterRegistry registry, int port) {
+    static MetricsServer start(PrometheusMeterRegistry registry, int port, Worker worker) {
         new JvmMemoryMetrics().bindTo(registry);
         new JvmThreadMetrics().bindTo(registry);
         new ProcessorMetrics().bindTo(registry);
@@ -49,6 +57,25 @@ final class MetricsServer implements AutoCloseable {
                     byte[] body = registry.scrape().getBytes(StandardCharsets.UTF_8);
                     exchange.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
                     exchange.sendResponseHeaders(200, body.length);
+                    try (OutputStream out = exchange.getResponseBody()) {
+                        out.write(body);
+                    }
+                }
+            });
+            server.createContext("/health", exchange -> {
+                try (exchange) {
+                    if (!"GET".equals(exchange.getRequestMethod())) {
+                        exchange.sendResponseHeaders(405, -1);
+                        return;
+                    }
+                    String status = worker.status();
+                    Map<String, Object> health = new LinkedHashMap<>();
+                    health.put("status", "running".equals(status) ? "ok" : status);
+                    health.put("worker", worker.id().value()); // printable ASCII, but it may hold a quote: Jackson escapes it
+                    health.put("in_hand", worker.inHandCount());
+                    byte[] body = JSON.writeValueAsBytes(health);
+                    exchange.getResponseHeaders().set("Content-Type", "application/json");
+                    exchange.sendResponseHeaders("running".equals(status) ? 200 : 503, body.length);
                     try (OutputStream out = exchange.getResponseBody()) {
                         out.write(body);
                     }

@@ -104,9 +104,9 @@ final class Roles {
                 Worker w = startWorker(settings, store, pool, url, registry);
                 stopOrder.add(w::close);
                 if (!api && settings.get(METRICS_PORT).isPresent()) {
-                    MetricsServer metrics = MetricsServer.start(registry, settings.get(METRICS_PORT).get());
+                    MetricsServer metrics = MetricsServer.start(registry, settings.get(METRICS_PORT).get(), w);
                     stopOrder.addFirst(metrics::close);
-                    log.info("worker metrics on port {} (GET /metrics)", metrics.port());
+                    log.info("worker metrics and health on port {} (GET /metrics, GET /health)", metrics.port());
                 }
                 log.info("worker {} serving queues {} with {} slots (lease {}, grace {}, task timeouts {}; database {})",
                         w.id(), settings.get(QUEUES), settings.get(CONCURRENCY), settings.get(LEASE),

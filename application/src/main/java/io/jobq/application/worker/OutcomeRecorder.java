@@ -79,6 +79,7 @@ final class OutcomeRecorder {
                 JobLogFields.of(log.atDebug(), run.job).addKeyValue("tookMs", tookMs)
                         .log("job {} done (attempt {}/{}, {} ms)", run.job.id(), run.job.attempts(), run.job.maxAttempts(), tookMs);
                 errors.notify(() -> listener.completed(applied.job()));
+                errors.notify(() -> listener.runEnded(applied.job(), ran.get()));
             }
             case FencedWrite.Rejected rejected -> discard(run, DiscardReason.WRITE_REJECTED,
                     "the store refused its completion: " + describeCurrent(rejected));
@@ -102,6 +103,7 @@ final class OutcomeRecorder {
                     logFailure(run.job, decision, error, f);
                 }
                 errors.notify(() -> listener.failed(run.job, error, applied.job()));
+                errors.notify(() -> listener.runEnded(applied.job(), ran.get()));
             }
             case FencedWrite.Rejected rejected -> discard(run, DiscardReason.WRITE_REJECTED,
                     "the store refused its failure (" + error + "): " + describeCurrent(rejected));

@@ -240,6 +240,11 @@ public final class Worker implements AutoCloseable {
         return settings;
     }
 
+    /** Where the worker is in its life: {@code new}, {@code running}, {@code stopping} or {@code closed}. */
+    public String status() {
+        return lifecycle.get().name().toLowerCase(java.util.Locale.ROOT);
+    }
+
     /** How many runs this worker holds right now (running or recording their outcome). */
     public int inHandCount() {
         return runs.size();

@@ -31,6 +31,14 @@ public interface WorkerListener {
      */
     default void failed(Job claimed, String error, Job recorded) {}
 
+    /**
+     * A run's outcome was recorded (after {@link #completed} or {@link #failed}): per-task metrics.
+     *
+     * @param recorded the row after it: done, scheduled for a retry, dead, or cancelled
+     * @param ran how long the handler ran, by the worker's monotonic clock
+     */
+    default void runEnded(Job recorded, java.time.Duration ran) {}
+
     /** A run's outcome was not recorded; see {@link DiscardReason}. */
     default void discarded(FencingToken token, DiscardReason reason) {}
 
