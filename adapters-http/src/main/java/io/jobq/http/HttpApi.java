@@ -93,6 +93,7 @@ public final class HttpApi {
             new JobRoutes(store, metrics, settings).register(config.routes);
             new TenantRoutes(store, settings).register(config.routes);
             new QueueRoutes(store, settings).register(config.routes);
+            new WorkerRoutes(store).register(config.routes);
             new OpsRoutes(store, registry, metrics).register(config.routes);
         });
         return new HttpApi(app, registry, gc);

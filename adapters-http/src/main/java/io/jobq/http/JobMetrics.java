@@ -97,6 +97,12 @@ final class JobMetrics {
                 .tag("queue", queue.value()).register(registry).increment(n);
     }
 
+    /** Jobs created through the API of a task no live worker runs on their queue (the answer's warning). */
+    void enqueuedUnhandled(QueueName queue, io.jobq.domain.job.TaskName task, int n) {
+        Counter.builder("jobq.enqueued.unhandled").description("Jobs created through the HTTP API of a task no live worker runs on their queue")
+                .tag("queue", queue.value()).tag("task", task.value()).register(registry).increment(n);
+    }
+
     /** Records one HTTP request; {@code route} is the matched path template, never the raw path (bounded cardinality). */
     void request(String method, String route, int status, float millis) {
         Timer.builder("jobq.http.server.requests").description("HTTP requests served")

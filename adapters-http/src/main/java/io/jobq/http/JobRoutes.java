@@ -1,5 +1,6 @@
 package io.jobq.http;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import io.jobq.application.port.CancelResult;
@@ -37,10 +38,12 @@ final class JobRoutes {
     private static final Set<String> LIST_PARAMS = Set.of("tenant", "queue", "status", "limit", "after");
 
     private final JobStore store;
+    private final LiveHandlers liveHandlers;
     private final JobMetrics metrics;
     private final HttpSettings settings;
 
     JobRoutes(JobStore store, JobMetrics metrics, HttpSettings settings) {
+        this.liveHandlers = new LiveHandlers(store);
         this.store = store;
         this.metrics = metrics;
         this.settings = settings;
@@ -59,14 +62,21 @@ final class JobRoutes {
         NewJob job = Inputs.read(() -> EnqueueJobRequest.from(JsonBodies.readObject(ctx, settings.maxBodyBytes())).toNewJob());
         EnqueueResult result = store.enqueue(job);
         if (result instanceof EnqueueResult.Created) metrics.enqueued(result.job().queue(), 1);
-        Responses.json(ctx, result instanceof EnqueueResult.Created ? 201 : 200, JobView.of(result.job()));
+        ObjectNode body = Responses.OUT.valueToTree(JobView.of(result.job()));
+        liveHandlers.warning(job.queue(), job.task()).ifPresent(w -> {
+            body.put("warning", w);
+            if (result instanceof EnqueueResult.Created) metrics.enqueuedUnhandled(job.queue(), job.task(), 1);
+        });
+        Responses.json(ctx, result instanceof EnqueueResult.Created ? 201 : 200, body);
     }
 
     private void enqueueBatch(Context ctx) {
         NewJobBatch batch = Inputs.read(() -> EnqueueBatchRequest.from(JsonBodies.readObject(ctx, settings.maxBodyBytes())).toNewJobBatch());
         List<JobId> ids = store.enqueueBatch(batch);
         metrics.enqueued(batch.queue(), ids.size());
-        Responses.json(ctx, 201, new Views.BatchCreated(ids.stream().map(JobId::value).toList()));
+        Optional<String> warning = liveHandlers.warning(batch.queue(), batch.task());
+        warning.ifPresent(w -> metrics.enqueuedUnhandled(batch.queue(), batch.task(), ids.size()));
+        Responses.json(ctx, 201, new Views.BatchCreated(ids.stream().map(JobId::value).toList(), warning.orElse(null)));
     }
 
     private void get(Context ctx) {

@@ -27,6 +27,7 @@ import io.jobq.application.port.TenantSettings;
 import io.jobq.application.port.TenantUpdate;
 import io.jobq.application.port.CapUsage;
 import io.jobq.application.port.VacuumHealth;
+import io.jobq.application.port.WorkerInfo;
 import io.jobq.domain.fairness.Fairness;
 import io.jobq.domain.job.Job;
 import io.jobq.domain.job.JobId;
@@ -649,6 +650,27 @@ public final class PostgresJobStore implements JobStore {
         if (fairness == Fairness.JOBS && u.fairness().isPresent()) run("release held jobs", () -> TenantCaps.sweep(dsl, 1000));
         return new QueueSettings(u.queue(), fairness, new Retention(Duration.ofSeconds(row.get(QUEUES.KEEP_DONE_S)),
                 Duration.ofSeconds(row.get(QUEUES.KEEP_DEAD_S)), Duration.ofSeconds(row.get(QUEUES.KEEP_CANCELLED_S))));
+    }
+
+    @Override
+    public void workerAlive(WorkerId id, Collection<QueueName> queues, Collection<io.jobq.domain.job.TaskName> tasks, Duration beat) {
+        run("worker alive", () -> {
+            WorkerRegistry.alive(dsl, id, queues, tasks, beat);
+            return null;
+        });
+    }
+
+    @Override
+    public void workerGone(WorkerId id) {
+        run("worker gone", () -> {
+            WorkerRegistry.gone(dsl, id);
+            return null;
+        });
+    }
+
+    @Override
+    public List<WorkerInfo> liveWorkers() {
+        return run("live workers", () -> WorkerRegistry.live(dsl));
     }
 
     /** See {@link RetentionSweep}. */

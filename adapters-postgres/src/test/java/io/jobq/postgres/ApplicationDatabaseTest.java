@@ -69,10 +69,10 @@ class ApplicationDatabaseTest {
 
     @Test
     void jobqMigratesIntoItsOwnSchemaAndLeavesTheApplicationsTablesAndHistoryAlone() {
-        assertThat(jobqMigrationsApplied).isEqualTo(7);
+        assertThat(jobqMigrationsApplied).isEqualTo(8);
         assertThat(count("SELECT count(*) FROM public.flyway_schema_history WHERE success")).as("the application's V1 and V2 only")
                 .isEqualTo(2);
-        assertThat(count("SELECT count(*) FROM jobq.flyway_schema_history WHERE success AND version IS NOT NULL")).isEqualTo(7);
+        assertThat(count("SELECT count(*) FROM jobq.flyway_schema_history WHERE success AND version IS NOT NULL")).isEqualTo(8);
         assertThat(count("SELECT count(*) FROM tenants WHERE name = 'acme'")).as("public.tenants kept its row").isEqualTo(1);
         assertThat(count("SELECT count(*) FROM information_schema.columns WHERE table_schema = 'public' AND table_name = 'jobs'"))
                 .as("public.jobs kept its two columns").isEqualTo(2);
@@ -141,7 +141,7 @@ class ApplicationDatabaseTest {
 
         @BeforeEach
         void setUp() {
-            db.execute("TRUNCATE jobq.jobs, jobq.tenants, jobq.queues, jobq.measured_runs RESTART IDENTITY");
+            db.execute("TRUNCATE jobq.jobs, jobq.tenants, jobq.queues, jobq.measured_runs, jobq.workers RESTART IDENTITY");
             store = new PostgresJobStore(app);
         }
 
@@ -160,6 +160,8 @@ class ApplicationDatabaseTest {
             db.execute("""
                     UPDATE jobq.jobs SET run_at = run_at - {0}, locked_until = locked_until - {0}, created_at = created_at - {0},
                         started_at = started_at - {0}, finished_at = finished_at - {0}""",
+                    DSL.field("{0}::bigint * interval '1 millisecond'", Object.class, by.toMillis()));
+            db.execute("UPDATE jobq.workers SET last_seen = last_seen - {0}, started_at = started_at - {0}",
                     DSL.field("{0}::bigint * interval '1 millisecond'", Object.class, by.toMillis()));
         }
     }

@@ -42,5 +42,7 @@ class PostgresJobStoreContractTest extends JobStoreContract {
                 UPDATE jobs SET run_at = run_at - {0}, locked_until = locked_until - {0}, created_at = created_at - {0},
                     started_at = started_at - {0}, finished_at = finished_at - {0}""",
                 org.jooq.impl.DSL.field("{0}::bigint * interval '1 millisecond'", Object.class, by.toMillis()));
+        db.execute("UPDATE workers SET last_seen = last_seen - {0}, started_at = started_at - {0}",
+                org.jooq.impl.DSL.field("{0}::bigint * interval '1 millisecond'", Object.class, by.toMillis()));
     }
 }

@@ -125,6 +125,21 @@ public class ForwardingJobStore implements JobStore {
     }
 
     @Override
+    public void workerAlive(WorkerId id, Collection<QueueName> queues, Collection<io.jobq.domain.job.TaskName> tasks, Duration beat) {
+        delegate().workerAlive(id, queues, tasks, beat);
+    }
+
+    @Override
+    public void workerGone(WorkerId id) {
+        delegate().workerGone(id);
+    }
+
+    @Override
+    public List<io.jobq.application.port.WorkerInfo> liveWorkers() {
+        return delegate().liveWorkers();
+    }
+
+    @Override
     public int deleteFinished(int limit) {
         return delegate().deleteFinished(limit);
     }

@@ -6,6 +6,7 @@ import io.jobq.domain.job.Job;
 import io.jobq.domain.job.JobId;
 import io.jobq.domain.job.JobState;
 import io.jobq.domain.job.QueueName;
+import io.jobq.domain.job.TaskName;
 import io.jobq.domain.lease.FencingToken;
 import io.jobq.domain.lease.WorkerId;
 import io.jobq.domain.retry.RetryDecision;
@@ -209,6 +210,19 @@ public interface JobStore {
     default QueueSettings configureQueue(QueueName queue, Fairness fairness) {
         return configureQueue(QueueUpdate.fairness(queue, fairness));
     }
+
+    /**
+     * A worker is alive: records (upserts) what it serves and runs, now, and that it will say so again
+     * every {@code beat}; it counts as live until three of those have passed unheard. Also forgets workers
+     * unheard of for a day.
+     */
+    void workerAlive(WorkerId id, Collection<QueueName> queues, Collection<TaskName> tasks, Duration beat);
+
+    /** A worker stopped: it is no longer live. */
+    void workerGone(WorkerId id);
+
+    /** The live workers, by id, each with the number of jobs it holds running. */
+    List<WorkerInfo> liveWorkers();
 
     /**
      * Maintenance: deletes finished jobs (done, dead, cancelled) finished longer ago than their queue's

@@ -161,6 +161,10 @@ final class JobRunner {
         Job job = run.job;
         JobHandler handler = handlers.get(job.task());
         if (handler == null) {
+            // WARN, not the INFO of an ordinary retry: a deploy left this queue's workers without the handler
+            JobLogFields.of(log.atWarn(), job).log("job {} attempt {}/{}: no handler for task '{}' on worker {} (it runs:"
+                    + " {}); the attempt fails and is retried. Every worker serving queue {} needs this task's handler",
+                    job.id(), job.attempts(), job.maxAttempts(), job.task(), worker, handlers.keySet(), job.queue());
             return new Outcome.Failed("no handler for task '" + job.task() + "' on worker " + worker
                     + " (it runs: " + handlers.keySet() + ")", FailureKind.ERROR, null);
         }

@@ -36,6 +36,7 @@ final class LeaseKeeper {
     private static final Logger log = LoggerFactory.getLogger(LeaseKeeper.class);
 
     private final JobStore store;
+    private final Runnable seen;
     private final WorkerSettings settings;
     private final RunsInHand runs;
     private final WorkerListener listener;
@@ -43,8 +44,13 @@ final class LeaseKeeper {
     private final StopLatch stop;
     private final WakeSignal beatNow = new WakeSignal();
 
+    /**
+     * @param seen called once per heartbeat period, runs in hand or not: the worker announces it is alive
+     *     ({@link JobStore#workerAlive}); it must not throw
+     */
     LeaseKeeper(JobStore store, WorkerSettings settings, RunsInHand runs, WorkerListener listener, ErrorReporter errors,
-            StopLatch stop) {
+            StopLatch stop, Runnable seen) {
+        this.seen = seen;
         this.store = store;
         this.settings = settings;
         this.runs = runs;
@@ -64,6 +70,7 @@ final class LeaseKeeper {
             for (Run run : runs.all()) {
                 if (run.wantsLease()) tokens.add(run.token);
             }
+            seen.run(); // the worker is alive, whether or not it holds runs (GET /workers)
             if (tokens.isEmpty()) continue;
             long sentNanos = System.nanoTime();
             Set<FencingToken> lost;

@@ -82,6 +82,8 @@ public final class Worker implements AutoCloseable {
     private enum Lifecycle { NEW, RUNNING, STOPPING, CLOSED }
 
     private final Optional<WakeupChannel> wakeups;
+    /** For announcing this worker ({@link #announce}); the roles hold their own references. */
+    private final JobStore store;
     private final Set<TaskName> tasks;
     private final WorkerSettings settings;
     private final WorkerId id;
@@ -108,6 +110,7 @@ public final class Worker implements AutoCloseable {
 
     private Worker(Builder b) {
         JobStore store = b.store;
+        this.store = store;
         this.wakeups = Optional.ofNullable(b.wakeups);
         var handlers = b.handlers.snapshot();
         this.tasks = handlers.keySet();
@@ -122,7 +125,7 @@ public final class Worker implements AutoCloseable {
         this.runner = new JobRunner(id, handlers, settings, runs, recorder, b.mapper, b.clock, listener, errors,
                 () -> abandoning);
         this.claimLoop = new ClaimLoop(store, id, settings, runs, runner, claimSignal, listener, errors, claimingStopped);
-        this.leaseKeeper = new LeaseKeeper(store, settings, runs, listener, errors, backgroundStopped);
+        this.leaseKeeper = new LeaseKeeper(store, settings, runs, listener, errors, backgroundStopped, this::announce);
         this.maintainer = new Maintainer(store, b.retryPolicy, id, settings, leaseKeeper, claimSignal, listener, errors,
                 backgroundStopped);
     }
@@ -240,6 +243,19 @@ public final class Worker implements AutoCloseable {
         return settings;
     }
 
+    /**
+     * Tells the store this worker is alive and what it serves and runs (GET /workers; the enqueue warning
+     * for a task nobody runs). A failure is reported and otherwise ignored: it is retried next period.
+     */
+    private void announce() {
+        try {
+            store.workerAlive(id, settings.queues(), tasks, settings.effectiveHeartbeatInterval());
+        } catch (Throwable e) {
+            errors.fatalIfSo("store call", e);
+            errors.storeError("announce worker", e, settings.effectiveHeartbeatInterval());
+        }
+    }
+
     /** Where the worker is in its life: {@code new}, {@code running}, {@code stopping} or {@code closed}. */
     public String status() {
         return lifecycle.get().name().toLowerCase(java.util.Locale.ROOT);
@@ -283,6 +299,7 @@ public final class Worker implements AutoCloseable {
                     "maintenance loop", maintainer::loop, backgroundStopped, OutageBackoff.of(settings)));
         }
         outcomes.start();
+        announce();
         claimThread = Thread.ofPlatform().daemon(true).name("jobq-claim-" + id).start(claimLoop::loop);
         log.atInfo().addKeyValue("worker", id).addKeyValue("queues", settings.queues())
                 .addKeyValue("concurrency", settings.concurrency())
@@ -357,6 +374,11 @@ public final class Worker implements AutoCloseable {
             joinQuietly(maintenanceThread, STOP_MARGIN);
             closeOutcomes();
             timer.shutdownNow();
+            try {
+                store.workerGone(id); // listed no more; a worker that cannot say so drops out after three periods
+            } catch (Throwable t) {
+                errors.fatalIfSo("store call", t);
+            }
             lifecycle.set(Lifecycle.CLOSED);
             try {
                 log.atInfo().addKeyValue("worker", id).log("worker {} stopped", id);

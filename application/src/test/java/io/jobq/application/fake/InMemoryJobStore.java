@@ -25,6 +25,7 @@ import io.jobq.application.port.QueueSettings;
 import io.jobq.application.port.QueueUpdate;
 import io.jobq.application.port.Retention;
 import io.jobq.application.port.TenantSettings;
+import io.jobq.application.port.WorkerInfo;
 import io.jobq.domain.fairness.Fairness;
 import io.jobq.domain.fairness.MaxRunning;
 import io.jobq.application.port.CapUsage;
@@ -472,6 +473,42 @@ public final class InMemoryJobStore implements JobStore {
             // Back to jobs: a tenant's jobs held by the window only are released (the sweep does it in SQL).
             tenants.keySet().stream().filter(k -> k.queue().equals(queue)).toList().forEach(k -> release(k.queue(), k.tenant()));
             return now;
+        });
+    }
+
+    private record WorkerRow(List<QueueName> queues, List<TaskName> tasks, Duration beat, Instant startedAt, Instant lastSeen) {}
+
+    private final Map<WorkerId, WorkerRow> workers = new java.util.TreeMap<>(Comparator.comparing(WorkerId::value));
+
+    @Override
+    public void workerAlive(WorkerId id, Collection<QueueName> queues, Collection<TaskName> tasks, Duration beat) {
+        Objects.requireNonNull(id, "id");
+        tx("workerAlive", () -> {
+            Instant now = clock.instant();
+            workers.values().removeIf(w -> w.lastSeen().isBefore(now.minus(Duration.ofDays(1))));
+            WorkerRow before = workers.get(id);
+            workers.put(id, new WorkerRow(queues.stream().sorted(Comparator.comparing(QueueName::value)).toList(),
+                    tasks.stream().sorted(Comparator.comparing(TaskName::value)).toList(), beat,
+                    before == null ? now : before.startedAt(), now));
+            return null;
+        });
+    }
+
+    @Override
+    public void workerGone(WorkerId id) {
+        tx("workerGone", () -> workers.remove(id));
+    }
+
+    @Override
+    public List<WorkerInfo> liveWorkers() {
+        return tx("liveWorkers", () -> {
+            Instant now = clock.instant();
+            return workers.entrySet().stream()
+                    .filter(e -> e.getValue().lastSeen().isAfter(now.minus(e.getValue().beat().multipliedBy(3))))
+                    .map(e -> new WorkerInfo(e.getKey(), e.getValue().queues(), e.getValue().tasks(), e.getValue().startedAt(),
+                            e.getValue().lastSeen(), rows.values().stream()
+                                    .filter(r -> r.state == JobState.RUNNING && e.getKey().equals(r.lockedBy)).count()))
+                    .toList();
         });
     }
 

@@ -878,6 +878,20 @@ public abstract class JobStoreContract {
         }
     }
 
+    /** The live workers registry, on this store. */
+    @Nested
+    class Workers extends WorkersContract {
+        @Override
+        protected JobStore store() {
+            return JobStoreContract.this.store();
+        }
+
+        @Override
+        protected void advanceTime(Duration by) {
+            JobStoreContract.this.advanceTime(by);
+        }
+    }
+
     /** Cancelling, on this store. */
     @Nested
     class Cancel extends CancelContract {
