@@ -256,6 +256,22 @@ public final class Worker implements AutoCloseable {
         }
     }
 
+    /**
+     * Tells the store this worker is gone, waiting at most {@link #STOP_MARGIN}: in an outage the call
+     * could wait for a connection far longer than close() may take. A worker that cannot say so drops out
+     * of the live list after three heartbeat periods anyway.
+     */
+    private void sayGone() {
+        Thread t = Thread.ofVirtual().name("jobq-gone-" + id).start(() -> {
+            try {
+                store.workerGone(id);
+            } catch (Throwable e) {
+                errors.fatalIfSo("store call", e);
+            }
+        });
+        joinQuietly(t, STOP_MARGIN);
+    }
+
     /** Where the worker is in its life: {@code new}, {@code running}, {@code stopping} or {@code closed}. */
     public String status() {
         return lifecycle.get().name().toLowerCase(java.util.Locale.ROOT);
@@ -299,7 +315,8 @@ public final class Worker implements AutoCloseable {
                     "maintenance loop", maintainer::loop, backgroundStopped, OutageBackoff.of(settings)));
         }
         outcomes.start();
-        announce();
+        // at once rather than at the first heartbeat period, and off this thread: start() must not wait on the store
+        Thread.ofVirtual().name("jobq-announce-" + id).start(this::announce);
         claimThread = Thread.ofPlatform().daemon(true).name("jobq-claim-" + id).start(claimLoop::loop);
         log.atInfo().addKeyValue("worker", id).addKeyValue("queues", settings.queues())
                 .addKeyValue("concurrency", settings.concurrency())
@@ -374,11 +391,7 @@ public final class Worker implements AutoCloseable {
             joinQuietly(maintenanceThread, STOP_MARGIN);
             closeOutcomes();
             timer.shutdownNow();
-            try {
-                store.workerGone(id); // listed no more; a worker that cannot say so drops out after three periods
-            } catch (Throwable t) {
-                errors.fatalIfSo("store call", t);
-            }
+            sayGone();
             lifecycle.set(Lifecycle.CLOSED);
             try {
                 log.atInfo().addKeyValue("worker", id).log("worker {} stopped", id);
