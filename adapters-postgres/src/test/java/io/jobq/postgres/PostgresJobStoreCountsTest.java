@@ -35,7 +35,7 @@ class PostgresJobStoreCountsTest extends PostgresStoreTestCase {
         insert("default", "done", 1234);
         insert("default", "dead", 7);
         insert("mail", "queued", 3);
-        assertThat(pages()).isLessThanOrEqualTo(PostgresJobStore.EXACT_TERMINAL_MAX_PAGES);
+        assertThat(pages()).isLessThanOrEqualTo(JobCounts.EXACT_TERMINAL_MAX_PAGES);
         Map<QueueName, Map<JobState, Long>> counts = store.countsByQueueAndState();
         assertThat(counts.get(QueueName.DEFAULT)).containsExactlyInAnyOrderEntriesOf(Map.of(JobState.DONE, 1234L, JobState.DEAD, 7L));
         assertThat(counts.get(QueueName.of("mail"))).containsExactlyInAnyOrderEntriesOf(Map.of(JobState.QUEUED, 3L));
@@ -47,7 +47,7 @@ class PostgresJobStoreCountsTest extends PostgresStoreTestCase {
         insert("mail", "dead", 50_000);
         insert("default", "queued", 17);
         insert("mail", "scheduled", 5);
-        assertThat(pages()).isGreaterThan(PostgresJobStore.EXACT_TERMINAL_MAX_PAGES);
+        assertThat(pages()).isGreaterThan(JobCounts.EXACT_TERMINAL_MAX_PAGES);
         Map<QueueName, Map<JobState, Long>> counts = store.countsByQueueAndState();
         assertThat(counts.get(QueueName.DEFAULT).get(JobState.QUEUED)).isEqualTo(17);
         assertThat(counts.get(QueueName.of("mail")).get(JobState.SCHEDULED)).isEqualTo(5);
