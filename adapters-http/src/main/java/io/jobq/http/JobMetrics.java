@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
 /**
  * jobq's own meters. Prometheus names (Micrometer's dots become underscores, units and _total are appended):
  * <ul>
- *   <li>{@code jobq_jobs{queue,status}}: jobs per queue and status, all six statuses per known queue
+ *   <li>{@code jobq_jobs{queue,status}}: jobs per queue and status, all seven statuses per known queue
  *       (done and dead may be estimates on large tables, see {@link JobStore#countsByQueueAndState()});
  *   <li>{@code jobq_oldest_runnable_age_seconds{queue}}: how long the oldest queued job of each queue with
  *       queued jobs has been runnable;

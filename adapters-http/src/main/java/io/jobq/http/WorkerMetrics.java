@@ -49,8 +49,17 @@ import java.util.Optional;
  * <p>Thread-safe: the worker calls it from its own threads.
  */
 public final class WorkerMetrics implements WorkerListener {
+    /**
+     * The most task names the per-task meters tag; runs of any further task are tagged {@value #OTHER_TASK}.
+     * Task names come from whoever enqueues (a job of a task this worker has no handler for is still
+     * claimed, fails and is recorded), so without a bound every new name would add a series and a histogram.
+     */
+    static final int MAX_TASK_LABELS = 100;
+    static final String OTHER_TASK = "_other";
+
     private final Counter maintenanceErrors;
     private final MeterRegistry registry;
+    private final java.util.Set<String> taskLabels = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     private WorkerMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -105,12 +114,21 @@ public final class WorkerMetrics implements WorkerListener {
             case CANCELLED -> "cancelled";
             default -> "dead";
         };
+        String task = taskLabel(recorded.task().value());
         Counter.builder("jobq.task.outcomes").description("Runs recorded by this worker, by what they came to")
-                .tag("queue", recorded.queue().value()).tag("task", recorded.task().value()).tag("outcome", outcome)
+                .tag("queue", recorded.queue().value()).tag("task", task).tag("outcome", outcome)
                 .register(registry).increment();
         Timer.builder("jobq.task.run").description("How long handlers ran, by the worker's clock")
-                .tag("queue", recorded.queue().value()).tag("task", recorded.task().value()).publishPercentileHistogram()
+                .tag("queue", recorded.queue().value()).tag("task", task).publishPercentileHistogram()
                 .register(registry).record(ran);
+    }
+
+    /** {@code task} while fewer than {@link #MAX_TASK_LABELS} names are in use (it may overshoot by a racing few), else {@value #OTHER_TASK}. */
+    private String taskLabel(String task) {
+        if (taskLabels.contains(task)) return task;
+        if (taskLabels.size() >= MAX_TASK_LABELS) return OTHER_TASK;
+        taskLabels.add(task);
+        return task;
     }
 
     private static Duration positive(Duration d) {

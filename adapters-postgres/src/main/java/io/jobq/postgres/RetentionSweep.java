@@ -34,13 +34,16 @@ final class RetentionSweep {
                 SELECT d.id FROM kept k
                 CROSS JOIN LATERAL (SELECT j.id FROM jobq.jobs j
                                     WHERE j.queue = k.queue AND j.state = k.state
+                                      -- repeats the index's predicate: without it jobs_finished is not usable
+                                      -- here (k.state is a parameter), and each pair seq-scans the table
+                                      AND j.state IN ('done', 'dead', 'cancelled')
                                       AND j.finished_at < now() - k.keep_s * interval '1 second'
                                     ORDER BY j.finished_at
                                     LIMIT {0}
                                     FOR UPDATE SKIP LOCKED) d
                 WHERE k.keep_s > 0
             )
-            DELETE FROM jobq.jobs j USING doomed d WHERE j.id = d.id""";
+            DELETE FROM jobq.jobs WHERE id = ANY (ARRAY(SELECT id FROM doomed))""";
 
     private RetentionSweep() {}
 
