@@ -132,9 +132,10 @@ final class JobRunner {
     private void execute(Run run) {
         try {
             Outcome outcome = invoke(run);
-            if (run.phase.compareAndSet(Run.Phase.RUNNING, Run.Phase.FINISHING)) {
+            Run.Phase finishedFrom = run.finish();
+            if (finishedFrom == Run.Phase.RUNNING) {
                 // the handler's own outcome stands
-            } else if (run.phase.compareAndSet(Run.Phase.TIMED_OUT, Run.Phase.FINISHING)) {
+            } else if (finishedFrom == Run.Phase.TIMED_OUT) {
                 outcome = new Outcome.Failed(run.timeoutReason == null ? "timed out" : run.timeoutReason, FailureKind.TIMEOUT, null);
             } else {
                 if (run.phase.get() == Run.Phase.RELEASED) {
@@ -145,7 +146,9 @@ final class JobRunner {
                 return; // abandoned at shutdown (the discard is reported) or released after its timeout
             }
             run.cancelTimeout();
-            Thread.interrupted(); // a timeout's interrupt may land after the handler returned; don't let it hit the store call
+            // An interrupt sent before finish() (a timeout's, a cancel's) may still be pending; none comes after it
+            // (Run#interruptIfIn), so clearing it here keeps every interrupt away from the store call.
+            Thread.interrupted();
             runs.handlerReturned(run); // the next claim need not wait for this outcome's commit
             recorder.record(run, outcome);
         } catch (Throwable t) {
@@ -187,7 +190,7 @@ final class JobRunner {
         run.timeoutReason = reason;
         if (!run.phase.compareAndSet(Run.Phase.RUNNING, Run.Phase.TIMED_OUT)) return;
         run.context.cancel(reason);
-        run.thread.interrupt();
+        run.interruptIfIn(Run.Phase.TIMED_OUT);
         Duration grace = timeoutGrace(timeout);
         JobLogFields.of(log.atInfo(), run.job).log("job {} {}; its thread was interrupted and has {} ms to return",
                 run.job.id(), reason, grace.toMillis());

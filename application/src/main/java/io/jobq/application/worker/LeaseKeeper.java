@@ -108,8 +108,7 @@ final class LeaseKeeper {
             Run run = runs.get(token);
             if (run == null || run.phase.get() != Run.Phase.RUNNING) continue;
             if (run.context.cancel("cancelled: job " + token.job() + " was cancelled while it ran")) {
-                Thread t = run.thread;
-                if (t != null) t.interrupt();
+                run.interruptIfIn(Run.Phase.RUNNING);
                 JobLogFields.of(log.atInfo(), run.job).log("job {} attempt {} was cancelled; its handler is told and"
                         + " interrupted", run.job.id(), run.job.attempts());
             }

@@ -83,6 +83,34 @@ final class Run {
         return d.isNegative() ? Duration.ZERO : d;
     }
 
+    /** Guards the move to FINISHING against interrupts: see {@link #interruptIfIn} and {@link #finish}. */
+    private final Object interruptLock = new Object();
+
+    /**
+     * Interrupts the run's thread if the run is still in {@code phase}. Never once the job thread has moved
+     * it to FINISHING ({@link #finish}, under the same lock): an interrupt sent then would hit the outcome's
+     * store call, not the handler.
+     */
+    void interruptIfIn(Phase expected) {
+        synchronized (interruptLock) {
+            Thread t = thread;
+            if (phase.get() == expected && t != null) t.interrupt();
+        }
+    }
+
+    /**
+     * The job thread, its handler returned: moves the run from RUNNING or TIMED_OUT to FINISHING.
+     *
+     * @return the phase it moved from, or the phase it found (RELEASED, ABANDONED) when it could not
+     */
+    Phase finish() {
+        synchronized (interruptLock) {
+            if (phase.compareAndSet(Phase.RUNNING, Phase.FINISHING)) return Phase.RUNNING;
+            if (phase.compareAndSet(Phase.TIMED_OUT, Phase.FINISHING)) return Phase.TIMED_OUT;
+            return phase.get();
+        }
+    }
+
     /** Time the run has taken so far, on the monotonic clock (recorded with its outcome); never negative. */
     Duration ranSoFar() {
         return Duration.ofNanos(Math.max(0, System.nanoTime() - startedNanos));
