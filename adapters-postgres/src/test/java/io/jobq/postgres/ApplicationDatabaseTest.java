@@ -69,10 +69,10 @@ class ApplicationDatabaseTest {
 
     @Test
     void jobqMigratesIntoItsOwnSchemaAndLeavesTheApplicationsTablesAndHistoryAlone() {
-        assertThat(jobqMigrationsApplied).isEqualTo(8);
+        assertThat(jobqMigrationsApplied).isEqualTo(StoreFixtures.shippedMigrations());
         assertThat(count("SELECT count(*) FROM public.flyway_schema_history WHERE success")).as("the application's V1 and V2 only")
                 .isEqualTo(2);
-        assertThat(count("SELECT count(*) FROM jobq.flyway_schema_history WHERE success AND version IS NOT NULL")).isEqualTo(8);
+        assertThat(count("SELECT count(*) FROM jobq.flyway_schema_history WHERE success AND version IS NOT NULL")).isEqualTo(StoreFixtures.shippedMigrations());
         assertThat(count("SELECT count(*) FROM tenants WHERE name = 'acme'")).as("public.tenants kept its row").isEqualTo(1);
         assertThat(count("SELECT count(*) FROM information_schema.columns WHERE table_schema = 'public' AND table_name = 'jobs'"))
                 .as("public.jobs kept its two columns").isEqualTo(2);

@@ -38,4 +38,19 @@ final class StoreFixtures {
     static String tenantOf(Job j) {
         return j.tenant().value();
     }
+
+    /**
+     * How many migrations ship ({@code V<n>__*.sql} under {@link Migrations#LOCATION}): what a fresh schema
+     * applies, so tests that count applied migrations need no edit for each new version.
+     */
+    static int shippedMigrations() {
+        try {
+            java.net.URL dir = Migrations.class.getClassLoader().getResource("io/jobq/postgres/migration");
+            try (var files = java.nio.file.Files.list(java.nio.file.Path.of(dir.toURI()))) {
+                return (int) files.filter(f -> f.getFileName().toString().matches("V\\d+__.+\\.sql")).count();
+            }
+        } catch (java.io.IOException | java.net.URISyntaxException e) {
+            throw new IllegalStateException("cannot list the migrations", e);
+        }
+    }
 }
