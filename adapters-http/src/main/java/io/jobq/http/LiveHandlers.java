@@ -31,8 +31,14 @@ final class LiveHandlers {
     Optional<String> warning(QueueName queue, TaskName task) {
         List<WorkerInfo> workers = workers();
         if (workers == null || workers.stream().anyMatch(w -> w.handles(queue, task))) return Optional.empty();
-        return Optional.of("no live worker runs task '" + task + "' on queue '" + queue + "'; the job waits until one does"
-                + " (GET /workers lists the live workers and their tasks)");
+        if (workers.stream().anyMatch(w -> w.queues().contains(queue))) {
+            // they claim by queue, not by task: each one that takes the job fails the attempt (retryably)
+            return Optional.of("the live workers of queue '" + queue + "' do not run task '" + task + "': each attempt they"
+                    + " claim fails and is retried until a worker with its handler takes it, or its attempts run out"
+                    + " (GET /workers lists the live workers and their tasks)");
+        }
+        return Optional.of("no live worker serves queue '" + queue + "'; the job waits until one that runs task '" + task
+                + "' does (GET /workers lists the live workers and their tasks)");
     }
 
     private List<WorkerInfo> workers() {

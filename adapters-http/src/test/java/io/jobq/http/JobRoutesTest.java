@@ -57,7 +57,7 @@ class JobRoutesTest extends ApiTestCase {
             assertThat(job.properties().stream().map(java.util.Map.Entry::getKey).toList()).containsExactlyInAnyOrder(
                     "id", "task", "tenant", "queue", "status", "attempts", "max_attempts", "payload", "result", "last_error",
                     "run_at", "created_at", "started_at", "finished_at", "idempotency_key", "cancel_requested", "warning");
-            assertThat(job.get("warning").asText()).as("no worker runs here").contains("no live worker runs task 'word_count' on queue 'emails'");
+            assertThat(job.get("warning").asText()).as("no worker runs here").contains("no live worker serves queue 'emails'");
             assertThat(job.get("id").asLong()).isPositive();
             assertThat(job.get("task").asText()).isEqualTo("word_count");
             assertThat(job.get("tenant").asText()).isEqualTo("acme");

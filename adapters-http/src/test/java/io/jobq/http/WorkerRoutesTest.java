@@ -26,7 +26,8 @@ class WorkerRoutesTest extends ApiTestCase {
         assertThat(handled.json().has("warning")).isFalse();
         ApiClient.Reply unknown = f.client().post("/jobs", "{\"task\": \"rezise\"}");
         assertThat(unknown.status()).as("still enqueued: a rolling deploy may bring its handler").isEqualTo(201);
-        assertThat(unknown.json().get("warning").asText()).contains("'rezise'");
+        assertThat(unknown.json().get("warning").asText()).as("w-1 serves default but fails what it cannot run")
+                .contains("do not run task 'rezise'").contains("fails and is retried");
         ApiClient.Reply batch = f.client().post("/jobs/batch", "{\"task\": \"resize\", \"queue\": \"other\", \"payloads\": [{}]}");
         assertThat(batch.json().get("warning").asText()).as("w-1 does not serve queue other").contains("'other'");
         assertThat(f.client().get("/metrics").text()).contains("jobq_enqueued_unhandled_total{queue=\"default\",task=\"rezise\"} 1.0");
