@@ -34,4 +34,18 @@ final class Inputs {
                     + StoredText.excerpt(String.valueOf(e.getMessage())) + "; ref " + ref + ")", null);
         }
     }
+
+    /**
+     * For an endpoint that takes no query parameters: any given is refused, so a typo such as
+     * {@code ?queue=} on {@code /stats} is never mistaken for a filter that worked. Read from the raw query
+     * string, so a malformed one is refused the same way.
+     *
+     * @throws ApiException 400 {@code unknown_field} naming the first parameter (a short excerpt of it)
+     */
+    static void requireNoQuery(io.javalin.http.Context ctx) {
+        String q = ctx.queryString();
+        if (q == null || q.isEmpty()) return;
+        String shown = StoredText.excerpt(q.split("[&=]", 2)[0]);
+        throw new ApiException(400, "unknown_field", "unknown query parameter \"" + shown + "\"; this endpoint takes none", shown);
+    }
 }

@@ -59,6 +59,7 @@ final class JobRoutes {
     }
 
     private void enqueue(Context ctx) {
+        Inputs.requireNoQuery(ctx);
         NewJob job = Inputs.read(() -> EnqueueJobRequest.from(JsonBodies.readObject(ctx, settings.maxBodyBytes())).toNewJob());
         EnqueueResult result = store.enqueue(job);
         if (result instanceof EnqueueResult.Created) metrics.enqueued(result.job().queue(), 1);
@@ -71,6 +72,7 @@ final class JobRoutes {
     }
 
     private void enqueueBatch(Context ctx) {
+        Inputs.requireNoQuery(ctx);
         NewJobBatch batch = Inputs.read(() -> EnqueueBatchRequest.from(JsonBodies.readObject(ctx, settings.maxBodyBytes())).toNewJobBatch());
         List<JobId> ids = store.enqueueBatch(batch);
         metrics.enqueued(batch.queue(), ids.size());
@@ -80,12 +82,14 @@ final class JobRoutes {
     }
 
     private void get(Context ctx) {
+        Inputs.requireNoQuery(ctx);
         JobId id = Inputs.read(() -> pathId(ctx));
         Job job = store.get(id).orElseThrow(() -> notFound(id));
         Responses.json(ctx, 200, JobView.of(job));
     }
 
     private void retry(Context ctx) {
+        Inputs.requireNoQuery(ctx);
         JobId id = Inputs.read(() -> pathId(ctx));
         switch (store.retryDead(id)) {
             case RetryResult.Requeued r -> Responses.json(ctx, 200, JobView.of(r.job()));
@@ -100,6 +104,7 @@ final class JobRoutes {
      * {@code cancel_requested} true; 409 {@code job_finished} for a done or dead job; 404.
      */
     private void cancel(Context ctx) {
+        Inputs.requireNoQuery(ctx);
         JobId id = Inputs.read(() -> pathId(ctx));
         switch (store.cancel(id)) {
             case CancelResult.Cancelled c -> Responses.json(ctx, 200, JobView.of(c.job()));

@@ -42,6 +42,7 @@ final class OpsRoutes {
     }
 
     private void stats(Context ctx) {
+        Inputs.requireNoQuery(ctx);
         Map<String, Map<String, Long>> queues = new TreeMap<>();
         store.countsByQueueAndState().forEach((queue, byState) -> {
             Map<String, Long> row = new LinkedHashMap<>();

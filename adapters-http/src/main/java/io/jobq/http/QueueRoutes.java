@@ -47,6 +47,7 @@ final class QueueRoutes {
     }
 
     private void configure(Context ctx) {
+        Inputs.requireNoQuery(ctx);
         QueueName queue = Inputs.read(() -> Fields.checked("queue", () -> QueueName.of(ctx.pathParam("queue"))));
         QueueUpdate update = Inputs.read(() -> update(queue, JsonBodies.readObject(ctx, settings.maxBodyBytes())));
         QueueSettings set = store.configureQueue(update);

@@ -28,6 +28,7 @@ final class TenantRoutes {
     }
 
     private void configure(Context ctx) {
+        Inputs.requireNoQuery(ctx);
         TenantId tenant = Inputs.read(() -> Fields.checked("tenant", () -> TenantId.of(ctx.pathParam("tenant"))));
         TenantRequest req = Inputs.read(() -> TenantRequest.from(JsonBodies.readObject(ctx, settings.maxBodyBytes())));
         TenantSettings set = store.configureTenant(req.toUpdate(tenant));

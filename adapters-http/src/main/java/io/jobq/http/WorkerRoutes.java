@@ -24,6 +24,7 @@ final class WorkerRoutes {
     }
 
     private void list(Context ctx) {
+        Inputs.requireNoQuery(ctx);
         List<Views.WorkerView> workers = store.liveWorkers().stream().map(WorkerRoutes::view).toList();
         Responses.json(ctx, 200, new Views.WorkerList(workers));
     }

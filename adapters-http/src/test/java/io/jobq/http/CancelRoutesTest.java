@@ -55,5 +55,8 @@ class CancelRoutesTest extends ApiTestCase {
         assertThat(r.errorMessage()).contains("is done");
         assertThat(f.client().post("/jobs/99999/cancel", "").status()).isEqualTo(404);
         assertThat(f.client().post("/jobs/abc/cancel", "").errorField()).isEqualTo("id");
+        ApiClient.Reply query = f.client().post("/jobs/" + id + "/cancel?force=true", "");
+        assertThat(query.status()).isEqualTo(400);
+        assertThat(query.errorField()).isEqualTo("force");
     }
 }

@@ -267,7 +267,11 @@ class ValidationTest extends ApiTestCase {
                 arguments("/jobs?limit=1&limit=2", 400, "invalid_field", "limit"),
                 arguments("/jobs?tenatn=acme", 400, "unknown_field", "tenatn"),
                 arguments("/nowhere", 404, "not_found", null),
-                arguments("/jobs/1/retry/now", 404, "not_found", null));
+                arguments("/jobs/1/retry/now", 404, "not_found", null),
+                // endpoints that take no query parameters refuse any, rather than seem to filter
+                arguments("/stats?queue=reports", 400, "unknown_field", "queue"),
+                arguments("/workers?x=1", 400, "unknown_field", "x"),
+                arguments("/jobs/1?%zz", 400, "unknown_field", "%zz"));
     }
 
     @ParameterizedTest(name = "GET {0}")
