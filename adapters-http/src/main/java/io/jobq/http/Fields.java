@@ -28,11 +28,21 @@ final class Fields {
 
     /** @throws ApiException 400 {@code unknown_field} naming the first field not in {@code allowed} */
     Fields(ObjectNode body, Set<String> allowed) {
+        this(body, allowed, "");
+    }
+
+    /**
+     * The fields of an object nested in a request, named {@code prefix + name} in errors (such as
+     * {@code retention.done}).
+     *
+     * @throws ApiException 400 {@code unknown_field} naming the first field not in {@code allowed}
+     */
+    Fields(ObjectNode body, Set<String> allowed, String prefix) {
         this.body = body;
         for (Iterator<String> it = body.fieldNames(); it.hasNext(); ) {
             String name = it.next();
             if (!allowed.contains(name)) {
-                String shown = StoredText.excerpt(name);
+                String shown = prefix + StoredText.excerpt(name);
                 throw new ApiException(400, "unknown_field", "unknown field \"" + shown + "\"; accepted: "
                         + String.join(", ", allowed.stream().sorted().toList()), shown);
             }

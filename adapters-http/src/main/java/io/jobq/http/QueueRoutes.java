@@ -68,8 +68,12 @@ final class QueueRoutes {
         if (!retention.get().isObject()) {
             throw ApiException.invalid("retention", "retention must be an object such as {\"done\": 86400}");
         }
-        Fields r = new Fields((ObjectNode) retention.get(), RETENTION_FIELDS);
-        return new QueueUpdate(queue, fairness, keep(r, "done"), keep(r, "dead"), keep(r, "cancelled"));
+        Fields r = new Fields((ObjectNode) retention.get(), RETENTION_FIELDS, "retention.");
+        QueueUpdate update = new QueueUpdate(queue, fairness, keep(r, "done"), keep(r, "dead"), keep(r, "cancelled"));
+        if (update.keepDone().isEmpty() && update.keepDead().isEmpty() && update.keepCancelled().isEmpty()) {
+            throw new ApiException(400, "missing_field", "retention needs at least one of done, dead, cancelled", "retention.done");
+        }
+        return update;
     }
 
     private static Optional<Duration> keep(Fields r, String state) {

@@ -221,7 +221,9 @@ class ValidationTest extends ApiTestCase {
                 arguments("/queues/default", j("{'retention': {'cancelled': '7d'}}"), "invalid_field", "retention.cancelled"),
                 arguments("/queues/default", j("{'retention': {'done': 3153600001}}"), "invalid_field", "retention.done"),
                 arguments("/queues/default", j("{'retention': {'done': 1e30}}"), "invalid_field", "retention.done"),
-                arguments("/queues/default", j("{'retention': {'running': 1}}"), "unknown_field", "running"),
+                arguments("/queues/default", j("{'retention': {'running': 1}}"), "unknown_field", "retention.running"),
+                arguments("/queues/default", j("{'retention': {}}"), "missing_field", "retention.done"),
+                arguments("/queues/default", j("{'fairness': 'work', 'retention': {'done': null}}"), "missing_field", "retention.done"),
                 arguments("/queues/default", j("[2]"), "not_an_object", null),
                 arguments("/queues/a!b", j("{'fairness': 'work'}"), "invalid_field", "queue"),
                 arguments("/queues/" + repeat('q', 129), j("{'fairness': 'work'}"), "invalid_field", "queue"));
