@@ -18,6 +18,9 @@ import io.jobq.application.port.NewJob;
 import io.jobq.application.port.NewJobBatch;
 import io.jobq.application.port.OutcomeWrite;
 import io.jobq.application.port.RetryResult;
+import io.jobq.application.port.JobQueueException;
+import io.jobq.application.port.Schedule;
+import io.jobq.application.port.ScheduleDefinition;
 import io.jobq.application.port.QueueSettings;
 import io.jobq.application.port.QueueUpdate;
 import io.jobq.application.port.Retention;
@@ -36,9 +39,11 @@ import io.jobq.domain.job.QueueName;
 import io.jobq.domain.lease.FencingToken;
 import io.jobq.domain.lease.WorkerId;
 import io.jobq.domain.retry.RetryDecision;
+import io.jobq.domain.schedule.ScheduleName;
 import io.jobq.domain.tenant.TenantId;
 import io.jobq.postgres.schema.tables.records.JobsRecord;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -683,6 +688,48 @@ public final class PostgresJobStore implements JobStore {
     public TenantSettings configureTenant(TenantUpdate update) {
         Objects.requireNonNull(update, "update");
         return run("configure tenant", () -> TenantCaps.configure(dsl, update));
+    }
+
+    // ---------------------------------------------------------------- schedules (ScheduleTable)
+
+    @Override
+    public ScheduleWrite putSchedule(ScheduleDefinition definition) {
+        Objects.requireNonNull(definition, "definition");
+        return run("put schedule", () -> ScheduleTable.put(dsl, definition));
+    }
+
+    @Override
+    public Optional<Schedule> schedule(ScheduleName name) {
+        Objects.requireNonNull(name, "name");
+        return run("read schedule", () -> ScheduleTable.get(dsl, name));
+    }
+
+    @Override
+    public List<Schedule> schedules() {
+        return run("list schedules", () -> ScheduleTable.all(dsl));
+    }
+
+    @Override
+    public boolean deleteSchedule(ScheduleName name) {
+        Objects.requireNonNull(name, "name");
+        return run("delete schedule", () -> ScheduleTable.delete(dsl, name));
+    }
+
+    @Override
+    public Optional<JobId> fireSchedule(ScheduleName name, long revision, Instant tick) {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(tick, "tick");
+        try {
+            return run("fire schedule", () -> dsl.transactionResult(cfg -> ScheduleTable.fire(cfg.dsl(), name, revision, tick)));
+        } catch (JobQueueException e) {
+            if (ScheduleTable.isTickFiredTwice(e)) return Optional.empty(); // another firer's; its job stands
+            throw e;
+        }
+    }
+
+    @Override
+    public Instant now() {
+        return run("read the clock", () -> dsl.resultQuery("SELECT now()").fetchOne(0, java.time.OffsetDateTime.class).toInstant());
     }
 
     // ---------------------------------------------------------------- reads

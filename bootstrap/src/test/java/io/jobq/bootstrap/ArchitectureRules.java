@@ -25,10 +25,11 @@ enum ArchitectureRules {
     APPLICATION_DEPENDS_ONLY_ON_THE_DOMAIN_LOGGING_AND_JSON(root -> classes()
             .that().resideInAPackage(root + ".application..")
             .should().onlyDependOnClassesThat().resideInAnyPackage(
-                    "java..", root + ".domain..", root + ".application..", "org.slf4j..", "com.fasterxml.jackson..")
-            .because("use cases and the worker loop see ports only; SLF4J is the logging facade, and Jackson"
+                    "java..", root + ".domain..", root + ".application..", "org.slf4j..", "com.fasterxml.jackson..",
+                    "com.cronutils..")
+            .because("use cases and the worker loop see ports only; SLF4J is the logging facade, Jackson"
                     + " is allowed because the worker's handler contract (JobHandler) exposes a job's payload as"
-                    + " a Jackson JsonNode")),
+                    + " a Jackson JsonNode, and cron-utils parses cron schedules (CronSchedule) rather than our own parser")),
 
     DOMAIN_AND_APPLICATION_DO_NOT_USE_JDBC(root -> noClasses()
             .that().resideInAnyPackage(root + ".domain..", root + ".application..")

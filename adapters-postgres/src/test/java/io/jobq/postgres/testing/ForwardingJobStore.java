@@ -140,6 +140,36 @@ public class ForwardingJobStore implements JobStore {
     }
 
     @Override
+    public ScheduleWrite putSchedule(io.jobq.application.port.ScheduleDefinition definition) {
+        return delegate().putSchedule(definition);
+    }
+
+    @Override
+    public Optional<io.jobq.application.port.Schedule> schedule(io.jobq.domain.schedule.ScheduleName name) {
+        return delegate().schedule(name);
+    }
+
+    @Override
+    public List<io.jobq.application.port.Schedule> schedules() {
+        return delegate().schedules();
+    }
+
+    @Override
+    public boolean deleteSchedule(io.jobq.domain.schedule.ScheduleName name) {
+        return delegate().deleteSchedule(name);
+    }
+
+    @Override
+    public Optional<JobId> fireSchedule(io.jobq.domain.schedule.ScheduleName name, long revision, java.time.Instant tick) {
+        return delegate().fireSchedule(name, revision, tick);
+    }
+
+    @Override
+    public java.time.Instant now() {
+        return delegate().now();
+    }
+
+    @Override
     public int deleteFinished(int limit) {
         return delegate().deleteFinished(limit);
     }

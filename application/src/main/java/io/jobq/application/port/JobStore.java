@@ -29,9 +29,9 @@ import java.util.Set;
  *
  * <p>Every method may throw {@link StoreUnavailableException} when the store cannot be reached,
  * and {@link JobQueueException} for any other infrastructure failure. A write that throws has
- * changed nothing (each method is one transaction).
+ * changed nothing (each method is one transaction). Cron schedules' part is {@link ScheduleStore}'s.
  */
-public interface JobStore {
+public interface JobStore extends ScheduleStore {
 
     /**
      * Enqueues one job. Runnable now (zero delay): queued with the tenant's next fair start tag, and

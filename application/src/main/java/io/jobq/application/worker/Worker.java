@@ -42,6 +42,8 @@ import org.slf4j.LoggerFactory;
  *       one statement; flags leases in jeopardy</td></tr>
  *   <tr><td>{@link Maintainer}</td><td>one platform thread, if enabled</td><td>reaps expired leases, promotes due
  *       jobs, vacuums where autovacuum does not</td></tr>
+ *   <tr><td>{@link ScheduleFirer}</td><td>one platform thread, if maintenance is enabled</td><td>fires cron
+ *       schedules' due ticks (one job per tick across every worker)</td></tr>
  * </table>
  *
  * <h2>Store outages and errors</h2>
@@ -102,10 +104,12 @@ public final class Worker implements AutoCloseable {
     private final ClaimLoop claimLoop;
     private final LeaseKeeper leaseKeeper;
     private final Maintainer maintainer;
+    private final ScheduleFirer scheduleFirer;
     private final OutcomeBatcher outcomes;
     private volatile Thread claimThread;
     private volatile Thread heartbeatThread;
     private volatile Thread maintenanceThread;
+    private volatile Thread scheduleThread;
     private volatile WorkerTimer timer;
 
     private Worker(Builder b) {
@@ -128,6 +132,7 @@ public final class Worker implements AutoCloseable {
         this.leaseKeeper = new LeaseKeeper(store, settings, runs, listener, errors, backgroundStopped, this::announce);
         this.maintainer = new Maintainer(store, b.retryPolicy, id, settings, leaseKeeper, claimSignal, listener, errors,
                 backgroundStopped);
+        this.scheduleFirer = new ScheduleFirer(store, id, claimSignal, errors, backgroundStopped, OutageBackoff.of(settings));
     }
 
     /**
@@ -313,6 +318,8 @@ public final class Worker implements AutoCloseable {
         if (settings.maintenanceEnabled()) {
             maintenanceThread = Thread.ofPlatform().daemon(true).name("jobq-maintenance-" + id).start(() -> errors.keepRunning(
                     "maintenance loop", maintainer::loop, backgroundStopped, OutageBackoff.of(settings)));
+            scheduleThread = Thread.ofPlatform().daemon(true).name("jobq-schedules-" + id).start(() -> errors.keepRunning(
+                    "schedule loop", scheduleFirer::loop, backgroundStopped, OutageBackoff.of(settings)));
         }
         outcomes.start();
         // at once rather than at the first heartbeat period, and off this thread: start() must not wait on the store
@@ -389,6 +396,7 @@ public final class Worker implements AutoCloseable {
             leaseKeeper.beatSoon(); // wakes the heartbeat thread, so it sees the stop now
             joinQuietly(heartbeatThread, STOP_MARGIN);
             joinQuietly(maintenanceThread, STOP_MARGIN);
+            joinQuietly(scheduleThread, STOP_MARGIN);
             closeOutcomes();
             timer.shutdownNow();
             sayGone();

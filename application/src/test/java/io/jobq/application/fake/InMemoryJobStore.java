@@ -17,6 +17,9 @@ import io.jobq.application.port.FencedWrite;
 import io.jobq.application.port.JobQuery;
 import io.jobq.application.port.JobStore;
 import io.jobq.application.port.NewJob;
+import io.jobq.application.port.Schedule;
+import io.jobq.application.port.ScheduleDefinition;
+import io.jobq.domain.schedule.ScheduleName;
 import io.jobq.application.port.NewJobBatch;
 import io.jobq.application.port.OutcomeWrite;
 import io.jobq.application.port.RetryResult;
@@ -474,6 +477,43 @@ public final class InMemoryJobStore implements JobStore {
             tenants.keySet().stream().filter(k -> k.queue().equals(queue)).toList().forEach(k -> release(k.queue(), k.tenant()));
             return now;
         });
+    }
+
+    private final InMemorySchedules schedules = new InMemorySchedules();
+
+    @Override
+    public ScheduleWrite putSchedule(ScheduleDefinition definition) {
+        Objects.requireNonNull(definition, "definition");
+        return tx("putSchedule", () -> {
+            requireStorablePayload(definition.job().payload());
+            return schedules.put(definition, clock.instant());
+        });
+    }
+
+    @Override
+    public Optional<Schedule> schedule(ScheduleName name) {
+        return tx("schedule", () -> schedules.get(name));
+    }
+
+    @Override
+    public List<Schedule> schedules() {
+        return tx("schedules", schedules::all);
+    }
+
+    @Override
+    public boolean deleteSchedule(ScheduleName name) {
+        return tx("deleteSchedule", () -> schedules.delete(name));
+    }
+
+    @Override
+    public Optional<JobId> fireSchedule(ScheduleName name, long revision, Instant tick) {
+        return tx("fireSchedule", () -> schedules.fire(name, revision, tick, job -> JobId.of(insert(job.tenant(), job.queue(),
+                job.task(), job.payload(), job.maxAttempts(), Duration.ZERO, Optional.empty()).id)));
+    }
+
+    @Override
+    public Instant now() {
+        return tx("now", clock::instant);
     }
 
     private record WorkerRow(List<QueueName> queues, List<TaskName> tasks, Duration beat, Instant startedAt, Instant lastSeen) {}

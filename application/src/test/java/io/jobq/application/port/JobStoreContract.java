@@ -892,6 +892,15 @@ public abstract class JobStoreContract {
         }
     }
 
+    /** Cron schedules, on this store. */
+    @Nested
+    class Schedules extends SchedulesContract {
+        @Override
+        protected JobStore store() {
+            return JobStoreContract.this.store();
+        }
+    }
+
     /** Cancelling, on this store. */
     @Nested
     class Cancel extends CancelContract {

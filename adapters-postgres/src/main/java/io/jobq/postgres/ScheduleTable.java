@@ -1,0 +1,141 @@
+package io.jobq.postgres;
+
+import static org.jooq.impl.DSL.val;
+
+import io.jobq.application.port.NewJob;
+import io.jobq.application.port.Schedule;
+import io.jobq.application.port.ScheduleDefinition;
+import io.jobq.application.port.ScheduleStore.ScheduleWrite;
+import io.jobq.domain.job.Job;
+import io.jobq.domain.job.JobId;
+import io.jobq.domain.job.QueueName;
+import io.jobq.domain.job.TaskName;
+import io.jobq.domain.schedule.ScheduleName;
+import io.jobq.domain.tenant.TenantId;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.jooq.DSLContext;
+import org.jooq.Record;
+import org.jooq.exception.DataAccessException;
+import org.jooq.impl.SQLDataType;
+
+/**
+ * The {@code schedules} and {@code schedule_ticks} tables (schema V9). Firing a tick is one transaction
+ * that moves {@code last_tick} forward only, enqueues the job as {@link Enqueuer} does, and inserts
+ * (schedule, tick), whose primary key refuses the same tick twice whatever else went wrong.
+ */
+final class ScheduleTable {
+    private static final String COLUMNS = """
+            name, cron, timezone, tenant, queue, task, payload::text, max_attempts, revision, created_at, updated_at,
+            last_tick, last_job""";
+
+    /** {@code xmax = 0} only on a row this statement inserted: created, not replaced. */
+    private static final String PUT = """
+            INSERT INTO jobq.schedules AS s (name, cron, timezone, tenant, queue, task, payload, max_attempts)
+            VALUES ({0}, {1}, {2}, {3}, {4}, {5}, {6}::jsonb, {7})
+            ON CONFLICT (name) DO UPDATE SET cron = excluded.cron, timezone = excluded.timezone, tenant = excluded.tenant,
+                queue = excluded.queue, task = excluded.task, payload = excluded.payload,
+                max_attempts = excluded.max_attempts, revision = s.revision + 1, updated_at = now()
+            RETURNING %s, (s.xmax = 0) AS created""".formatted(COLUMNS);
+
+    private static final String GET = "SELECT %s FROM jobq.schedules WHERE name = {0}".formatted(COLUMNS);
+    private static final String ALL = "SELECT %s FROM jobq.schedules ORDER BY name".formatted(COLUMNS);
+    private static final String DELETE = "DELETE FROM jobq.schedules WHERE name = {0}";
+
+    /** Claims the tick: only at the revision read, only forward, only after the last change. */
+    private static final String ADVANCE = """
+            UPDATE jobq.schedules SET last_tick = {2}
+            WHERE name = {0} AND revision = {1} AND (last_tick IS NULL OR last_tick < {2}) AND updated_at < {2}
+            RETURNING tenant, queue, task, payload::text, max_attempts""";
+
+    /** Records the fired tick (its primary key is the exclusion), forgets ticks an hour older, links the job. */
+    private static final String RECORD = """
+            WITH fired AS (
+                INSERT INTO jobq.schedule_ticks (schedule, tick, job_id) VALUES ({0}, {1}, {2})
+            ), forgotten AS (
+                DELETE FROM jobq.schedule_ticks WHERE schedule = {0} AND tick < {1} - interval '1 hour'
+            )
+            UPDATE jobq.schedules SET last_job = {2} WHERE name = {0}""";
+
+    private ScheduleTable() {}
+
+    /** @throws IllegalArgumentException if PostgreSQL refuses the payload (as an enqueue would) */
+    static ScheduleWrite put(DSLContext dsl, ScheduleDefinition d) {
+        NewJob job = d.job();
+        try {
+            Record r = dsl.resultQuery(JobqSchema.of(dsl).sql(PUT), d.name().value(), d.cron().expression(),
+                    d.cron().zone().getId(), job.tenant().value(), job.queue().value(), job.task().value(), job.payload(),
+                    val(job.maxAttempts(), SQLDataType.INTEGER)).fetchOne();
+            return new ScheduleWrite(toSchedule(r), r.get("created", Boolean.class));
+        } catch (DataAccessException e) {
+            String state = StoreErrors.sqlState(e);
+            // not JSON, \u0000, numeric out of range, jsonb limits, or schedules_payload_readable (23514)
+            if ("22P02".equals(state) || "22P05".equals(state) || "22003".equals(state) || "54000".equals(state)
+                    || "54001".equals(state) || "23514".equals(state)) {
+                throw new IllegalArgumentException("payload is not storable JSON: " + StoreErrors.serverMessage(e), e);
+            }
+            throw e;
+        }
+    }
+
+    static Optional<Schedule> get(DSLContext dsl, ScheduleName name) {
+        return dsl.resultQuery(JobqSchema.of(dsl).sql(GET), name.value()).fetchOptional().flatMap(ScheduleTable::readable);
+    }
+
+    static List<Schedule> all(DSLContext dsl) {
+        List<Schedule> out = new ArrayList<>();
+        for (Record r : dsl.resultQuery(JobqSchema.of(dsl).sql(ALL))) readable(r).ifPresent(out::add);
+        return out;
+    }
+
+    static boolean delete(DSLContext dsl, ScheduleName name) {
+        return dsl.execute(JobqSchema.of(dsl).sql(DELETE), name.value()) > 0;
+    }
+
+    /**
+     * Fires one tick on {@code tx}, which must be a transaction of its own: a duplicate tick raises a
+     * unique violation (23505) that aborts it, enqueue included.
+     */
+    static Optional<JobId> fire(DSLContext tx, ScheduleName name, long revision, Instant tick) {
+        OffsetDateTime at = tick.atOffset(ZoneOffset.UTC);
+        Record r = tx.resultQuery(JobqSchema.of(tx).sql(ADVANCE), name.value(), val(revision, SQLDataType.BIGINT),
+                val(at, SQLDataType.TIMESTAMPWITHTIMEZONE)).fetchOne();
+        if (r == null) return Optional.empty();
+        List<Job> jobs = Enqueuer.insert(tx, TenantId.of(r.get(0, String.class)), QueueName.of(r.get(1, String.class)),
+                TaskName.of(r.get(2, String.class)), List.of(r.get(3, String.class)), r.get(4, Integer.class), Duration.ZERO,
+                Optional.empty());
+        JobId job = jobs.getFirst().id();
+        tx.execute(JobqSchema.of(tx).sql(RECORD), name.value(), val(at, SQLDataType.TIMESTAMPWITHTIMEZONE),
+                val(job.value(), SQLDataType.BIGINT));
+        return Optional.of(job);
+    }
+
+    /** Whether {@code e} is the unique violation of a tick fired twice. */
+    static boolean isTickFiredTwice(Throwable e) {
+        return "23505".equals(StoreErrors.sqlState(e)) && "schedule_ticks_pkey".equals(StoreErrors.constraintName(e));
+    }
+
+    /** Rows a hand edit made unreadable (a name the domain refuses) are left out rather than failing the read. */
+    private static Optional<Schedule> readable(Record r) {
+        try {
+            return Optional.of(toSchedule(r));
+        } catch (RuntimeException unreadable) {
+            return Optional.empty();
+        }
+    }
+
+    private static Schedule toSchedule(Record r) {
+        NewJob job = new NewJob(TenantId.of(r.get(3, String.class)), QueueName.of(r.get(4, String.class)),
+                TaskName.of(r.get(5, String.class)), r.get(6, String.class), r.get(7, Integer.class), Duration.ZERO,
+                Optional.empty());
+        return new Schedule(ScheduleName.of(r.get(0, String.class)), r.get(1, String.class), r.get(2, String.class), job,
+                r.get(8, Long.class), r.get(9, OffsetDateTime.class).toInstant(), r.get(10, OffsetDateTime.class).toInstant(),
+                Optional.ofNullable(r.get(11, OffsetDateTime.class)).map(OffsetDateTime::toInstant),
+                Optional.ofNullable(r.get(12, Long.class)).map(JobId::new));
+    }
+}

@@ -1,0 +1,54 @@
+package io.jobq.application.port;
+
+import io.jobq.domain.job.JobId;
+import io.jobq.domain.schedule.ScheduleName;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The store's part in cron schedules ({@link JobStore} extends it). Which tick is due is decided by the
+ * caller ({@link io.jobq.application.schedule.CronSchedule#dueTick}); the store makes firing it exclusive:
+ * {@link #fireSchedule} enqueues a tick's job at most once, however many worker processes try, because the
+ * pair (schedule, tick) is unique in the store, not because one process leads.
+ *
+ * <p>Errors as {@link JobStore}'s: {@link StoreUnavailableException}, {@link JobQueueException}; a write
+ * that throws changed nothing.
+ */
+public interface ScheduleStore {
+
+    /**
+     * Creates the schedule, or replaces its definition (a new revision). Its fired ticks are kept, so a
+     * replaced schedule does not fire a tick again; no tick at or before this moment fires.
+     *
+     * @return the schedule as stored, and whether it was created
+     */
+    ScheduleWrite putSchedule(ScheduleDefinition definition);
+
+    /** The schedule, if it exists. */
+    Optional<Schedule> schedule(ScheduleName name);
+
+    /** Every schedule, by name. Rows a hand edit made unreadable (a name the domain refuses) are left out. */
+    List<Schedule> schedules();
+
+    /** Deletes the schedule and its record of fired ticks (their jobs stay). @return whether it existed */
+    boolean deleteSchedule(ScheduleName name);
+
+    /**
+     * Fires one tick, in one transaction: records (schedule, tick) as fired and enqueues the schedule's job
+     * as {@link JobStore#enqueue} would. Fires nothing, and returns empty, when the schedule is gone, is at
+     * another revision than {@code revision} (it was replaced since it was read), or has already fired this
+     * tick or a later one.
+     *
+     * @param tick the instant the tick stands for (the job is enqueued now, runnable at once)
+     * @return the enqueued job
+     * @throws IllegalArgumentException if the stored job cannot be enqueued (a row written by hand)
+     */
+    Optional<JobId> fireSchedule(ScheduleName name, long revision, Instant tick);
+
+    /** The store's clock ({@code now()}), against which every tick is judged. */
+    Instant now();
+
+    /** What {@link #putSchedule} did. */
+    record ScheduleWrite(Schedule schedule, boolean created) {}
+}

@@ -1,0 +1,172 @@
+package io.jobq.application.schedule;
+
+import com.cronutils.model.Cron;
+import com.cronutils.model.CronType;
+import com.cronutils.model.definition.CronDefinitionBuilder;
+import com.cronutils.model.time.ExecutionTime;
+import com.cronutils.parser.CronParser;
+import java.time.DateTimeException;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.temporal.ChronoUnit;
+import java.time.zone.ZoneOffsetTransition;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A cron expression read on a time zone's wall clock: when a schedule's ticks fall, and which one is due.
+ * Parsing and matching are cron-utils'; this class adds the time zone rules and the missed-tick policy.
+ *
+ * <p><b>Syntax.</b> Five fields, {@code minute hour day-of-month month day-of-week} (Unix cron), or six with
+ * seconds first, {@code second minute hour day-of-month month day-of-week} (Spring's). Lists, ranges, steps
+ * and names ({@code MON}, {@code JAN}) as usual; day of week 0-7, both 0 and 7 Sunday; the six-field form
+ * also takes {@code ?}, {@code L}, {@code W} and {@code #}. At most {@value #MAX_LENGTH} characters.
+ *
+ * <p><b>Daylight saving.</b> Each wall-clock tick fires once. A tick that a spring-forward change skips (02:30
+ * on the night Europe/Berlin goes from +01:00 to +02:00) fires at the same distance past the gap's end
+ * (03:30), so a daily job still runs that day; ticks that then land on one instant are one tick. A tick that a
+ * fall-back change repeats fires once, at its first occurrence (the earlier offset). Fixed zones such as
+ * {@code UTC} have neither.
+ *
+ * <p><b>Missed ticks</b> ({@link #dueTick}): only the latest tick that is due fires; earlier ones missed while
+ * no worker ran are skipped. After an outage a schedule runs once, not once per missed tick.
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class CronSchedule {
+    /** Longest expression accepted, in characters. */
+    public static final int MAX_LENGTH = 200;
+    /** Bound on the steps one lookup takes across merged or repeated wall-clock ticks (a DST change is at most hours). */
+    private static final int MAX_STEPS = 10_000;
+
+    private static final CronParser FIVE_FIELDS = new CronParser(CronDefinitionBuilder.instanceDefinitionFor(CronType.UNIX));
+    private static final CronParser SIX_FIELDS = new CronParser(CronDefinitionBuilder.instanceDefinitionFor(CronType.SPRING53));
+
+    private final String expression;
+    private final ZoneId zone;
+    private final ExecutionTime times;
+
+    private CronSchedule(String expression, ZoneId zone, ExecutionTime times) {
+        this.expression = expression;
+        this.zone = zone;
+        this.times = times;
+    }
+
+    /**
+     * Parses {@code expression} for {@code zone}.
+     *
+     * @throws IllegalArgumentException with a message starting "cron": not 5 or 6 fields, a value out of range,
+     *     longer than {@value #MAX_LENGTH} characters, or an expression that never fires ({@code 0 0 30 2 *})
+     */
+    public static CronSchedule parse(String expression, ZoneId zone) {
+        Objects.requireNonNull(expression, "cron");
+        Objects.requireNonNull(zone, "timezone");
+        String text = expression.strip();
+        if (text.isEmpty()) throw new IllegalArgumentException("cron must not be empty");
+        if (text.length() > MAX_LENGTH) {
+            throw new IllegalArgumentException("cron must be at most " + MAX_LENGTH + " characters, was " + text.length());
+        }
+        int fields = text.split("\\s+").length;
+        CronParser parser = switch (fields) {
+            case 5 -> FIVE_FIELDS;
+            case 6 -> SIX_FIELDS;
+            default -> throw new IllegalArgumentException("cron must have 5 fields (minute hour day-of-month month"
+                    + " day-of-week) or 6 (second first), had " + fields);
+        };
+        ExecutionTime times;
+        try {
+            Cron cron = parser.parse(text);
+            cron.validate();
+            times = ExecutionTime.forCron(cron);
+        } catch (RuntimeException e) { // cron-utils signals bad input with several unchecked types
+            throw new IllegalArgumentException("cron is not valid: " + e.getMessage(), e);
+        }
+        CronSchedule schedule = new CronSchedule(text, zone, times);
+        if (schedule.nextAfter(Instant.EPOCH).isEmpty()) {
+            throw new IllegalArgumentException("cron never fires: " + text);
+        }
+        return schedule;
+    }
+
+    /**
+     * A time zone by its IANA name ({@code Europe/Berlin}) or offset ({@code UTC}, {@code +02:00}).
+     *
+     * @throws IllegalArgumentException naming {@code timezone} if the id is unknown
+     */
+    public static ZoneId zone(String id) {
+        Objects.requireNonNull(id, "timezone");
+        try {
+            return ZoneId.of(id);
+        } catch (DateTimeException e) {
+            throw new IllegalArgumentException("timezone must be an IANA zone such as Europe/Berlin or an offset such"
+                    + " as UTC or +02:00: " + e.getMessage(), e);
+        }
+    }
+
+    /** The expression as given, without surrounding blanks. */
+    public String expression() {
+        return expression;
+    }
+
+    public ZoneId zone() {
+        return zone;
+    }
+
+    /**
+     * The first tick strictly after {@code after}, or empty if the expression has no later tick (a
+     * year-bounded one, say).
+     */
+    public Optional<Instant> nextAfter(Instant after) {
+        ZonedDateTime at = after.atZone(zone);
+        LocalDateTime cursor = at.toLocalDateTime().truncatedTo(ChronoUnit.SECONDS); // ticks fall on whole seconds
+        ZoneOffsetTransition change = zone.getRules().getTransition(cursor);
+        if (change != null && change.isOverlap() && at.getOffset().equals(change.getOffsetAfter())) {
+            // the repeated hour's second pass: its wall-clock ticks fired in the first pass
+            cursor = change.getDateTimeBefore().minusNanos(1);
+        }
+        for (int step = 0; step < MAX_STEPS; step++) {
+            Optional<ZonedDateTime> next = times.nextExecution(cursor.atZone(ZoneOffset.UTC));
+            if (next.isEmpty()) return Optional.empty();
+            cursor = next.get().toLocalDateTime();
+            Instant tick = instantOf(cursor);
+            if (tick.isAfter(after)) return Optional.of(tick);
+        }
+        return Optional.empty();
+    }
+
+    /** The latest tick at or before {@code at}, or empty if there is none. */
+    public Optional<Instant> latestAtOrBefore(Instant at) {
+        // cron-utils looks strictly before its argument, at whole seconds: one second on, a tick exactly at `at` counts
+        LocalDateTime cursor = at.atZone(zone).toLocalDateTime().truncatedTo(ChronoUnit.SECONDS).plusSeconds(1);
+        for (int step = 0; step < MAX_STEPS; step++) {
+            Optional<ZonedDateTime> last = times.lastExecution(cursor.atZone(ZoneOffset.UTC));
+            if (last.isEmpty()) return Optional.empty();
+            cursor = last.get().toLocalDateTime();
+            Instant tick = instantOf(cursor);
+            if (!tick.isAfter(at)) return Optional.of(tick);
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * The missed-tick policy: the tick to fire now, given that the schedule has fired (or was last
+     * changed) at {@code since}: the latest tick in {@code (since, now]}, or empty if none is due. Earlier
+     * due ticks are skipped, so a schedule fires once after an outage, not once per missed tick.
+     */
+    public Optional<Instant> dueTick(Instant since, Instant now) {
+        return latestAtOrBefore(now).filter(tick -> tick.isAfter(since));
+    }
+
+    /** A wall-clock time as an instant: a time in a gap moves forward by the gap's length, a repeated one takes the earlier offset. */
+    private Instant instantOf(LocalDateTime wallClock) {
+        return ZonedDateTime.ofLocal(wallClock, zone, null).toInstant();
+    }
+
+    @Override
+    public String toString() {
+        return expression + " (" + zone + ")";
+    }
+}

@@ -1,0 +1,130 @@
+package io.jobq.application.worker;
+
+import io.jobq.application.port.JobStore;
+import io.jobq.application.port.Schedule;
+import io.jobq.application.schedule.CronSchedule;
+import io.jobq.domain.job.JobId;
+import io.jobq.domain.lease.WorkerId;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Fires cron schedules, on its own thread in every worker whose maintenance is enabled. Each pass reads
+ * the store's clock and every schedule, fires each schedule's due tick ({@link CronSchedule#dueTick}: the
+ * latest tick since it last fired, so an outage costs one run, not a burst) and sleeps until the earliest
+ * next tick, at most {@link #MAX_PAUSE} so that a new or changed schedule is seen within a second. Every
+ * worker fires; {@link JobStore#fireSchedule} lets one job per tick through, so more workers only mean
+ * more attempts that find the tick taken.
+ *
+ * <p>Ticks are judged by the store's clock and the pause is a difference of two readings of it, so a worker
+ * whose own clock is off fires on time all the same. A stored schedule whose cron or time zone no longer
+ * parses (a hand edit) is logged at WARN once per revision and skipped; a failed read or fire is reported
+ * and tried again at the next pass, after {@link OutageBackoff}'s pause when the store is down.
+ */
+final class ScheduleFirer {
+    private static final Logger log = LoggerFactory.getLogger(ScheduleFirer.class);
+
+    /** The longest pause between passes: how soon a new schedule or a changed one is seen. */
+    static final Duration MAX_PAUSE = Duration.ofSeconds(1);
+    /** The shortest pause, so a schedule due again at once cannot spin the thread. */
+    static final Duration MIN_PAUSE = Duration.ofMillis(10);
+    /** How far past a tick to wake: the next pass then reads a clock that has reached it. */
+    static final Duration PAST_TICK = Duration.ofMillis(2);
+
+    private record Parsed(long revision, Optional<CronSchedule> cron) {}
+
+    private final JobStore store;
+    private final WorkerId worker;
+    private final WakeSignal claimSignal;
+    private final ErrorReporter errors;
+    private final StopLatch stop;
+    private final OutageBackoff outage;
+    /** Parsed expressions by schedule name, kept while the schedule's revision is the same. */
+    private final Map<String, Parsed> parsed = new HashMap<>();
+
+    ScheduleFirer(JobStore store, WorkerId worker, WakeSignal claimSignal, ErrorReporter errors, StopLatch stop,
+            OutageBackoff outage) {
+        this.store = store;
+        this.worker = worker;
+        this.claimSignal = claimSignal;
+        this.errors = errors;
+        this.stop = stop;
+        this.outage = outage;
+    }
+
+    /** The firing loop; returns once {@code stop} is thrown. */
+    void loop() {
+        Duration pause = Duration.ZERO;
+        while (!stop.pause(pause)) {
+            pause = pass();
+        }
+    }
+
+    /** One pass: fires what is due. @return how long to pause before the next */
+    Duration pass() {
+        Instant now;
+        List<Schedule> all;
+        try {
+            now = store.now();
+            all = store.schedules();
+        } catch (Throwable e) {
+            errors.maintenanceError("read schedules", e);
+            return outage.next();
+        }
+        outage.reset();
+        Instant wake = now.plus(MAX_PAUSE);
+        for (Schedule s : all) {
+            Optional<CronSchedule> cron = parse(s);
+            if (cron.isEmpty()) continue;
+            Instant since = s.since();
+            Optional<Instant> due = cron.get().dueTick(since, now);
+            if (due.isPresent()) {
+                fire(s, due.get());
+                since = due.get();
+            }
+            Optional<Instant> next = cron.get().nextAfter(since.isAfter(now) ? since : now);
+            if (next.isPresent() && next.get().isBefore(wake)) wake = next.get();
+        }
+        Set<String> names = all.stream().map(s -> s.name().value()).collect(Collectors.toSet());
+        parsed.keySet().retainAll(names);
+        Duration pause = Duration.between(now, wake).plus(PAST_TICK);
+        return pause.compareTo(MIN_PAUSE) < 0 ? MIN_PAUSE : pause.compareTo(MAX_PAUSE) > 0 ? MAX_PAUSE : pause;
+    }
+
+    private void fire(Schedule s, Instant tick) {
+        try {
+            Optional<JobId> job = store.fireSchedule(s.name(), s.revision(), tick);
+            if (job.isPresent()) {
+                claimSignal.signal(); // our own claim loop may take it without waiting for a wake-up
+                log.atDebug().addKeyValue("worker", worker).addKeyValue("schedule", s.name()).addKeyValue("job", job.get())
+                        .log("schedule {} fired its tick {} as job {}", s.name(), tick, job.get());
+            }
+        } catch (Throwable e) {
+            errors.maintenanceError("fire schedule " + s.name() + " at " + tick, e);
+        }
+    }
+
+    private Optional<CronSchedule> parse(Schedule s) {
+        Parsed p = parsed.get(s.name().value());
+        if (p != null && p.revision() == s.revision()) return p.cron();
+        Optional<CronSchedule> cron;
+        try {
+            cron = Optional.of(CronSchedule.parse(s.cron(), CronSchedule.zone(s.timezone())));
+        } catch (IllegalArgumentException e) {
+            log.atWarn().addKeyValue("worker", worker).addKeyValue("schedule", s.name())
+                    .log("schedule {} (revision {}) is not fired: {}; PUT it again to fix it", s.name(), s.revision(),
+                            e.getMessage());
+            cron = Optional.empty();
+        }
+        parsed.put(s.name().value(), new Parsed(s.revision(), cron));
+        return cron;
+    }
+}

@@ -1,0 +1,63 @@
+package io.jobq.application.fake;
+
+import io.jobq.application.port.NewJob;
+import io.jobq.application.port.Schedule;
+import io.jobq.application.port.ScheduleDefinition;
+import io.jobq.application.port.ScheduleStore.ScheduleWrite;
+import io.jobq.domain.job.JobId;
+import io.jobq.domain.schedule.ScheduleName;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Function;
+
+/**
+ * {@link InMemoryJobStore}'s schedules, as schema V9 keeps them: one row per schedule, and the set of fired
+ * (schedule, tick) pairs that refuses a tick twice. Not thread-safe: the store calls it under its lock.
+ */
+final class InMemorySchedules {
+    private record Tick(String schedule, Instant at) {}
+
+    private final TreeMap<String, Schedule> rows = new TreeMap<>();
+    private final Set<Tick> fired = new HashSet<>();
+
+    ScheduleWrite put(ScheduleDefinition d, Instant now) {
+        Schedule before = rows.get(d.name().value());
+        Schedule after = new Schedule(d.name(), d.cron().expression(), d.cron().zone().getId(), d.job(),
+                before == null ? 1 : before.revision() + 1, before == null ? now : before.createdAt(), now,
+                before == null ? Optional.empty() : before.lastTick(), before == null ? Optional.empty() : before.lastJob());
+        rows.put(d.name().value(), after);
+        return new ScheduleWrite(after, before == null);
+    }
+
+    Optional<Schedule> get(ScheduleName name) {
+        return Optional.ofNullable(rows.get(name.value()));
+    }
+
+    List<Schedule> all() {
+        return new ArrayList<>(rows.values());
+    }
+
+    boolean delete(ScheduleName name) {
+        fired.removeIf(t -> t.schedule().equals(name.value()));
+        return rows.remove(name.value()) != null;
+    }
+
+    /** As ScheduleTable.fire: forward only, at the revision read, after the last change, each tick once. */
+    Optional<JobId> fire(ScheduleName name, long revision, Instant tick, Function<NewJob, JobId> enqueue) {
+        Schedule s = rows.get(name.value());
+        if (s == null || s.revision() != revision || !tick.isAfter(s.updatedAt())
+                || s.lastTick().filter(last -> !last.isBefore(tick)).isPresent()) {
+            return Optional.empty();
+        }
+        if (!fired.add(new Tick(name.value(), tick))) return Optional.empty();
+        JobId job = enqueue.apply(s.job());
+        rows.put(name.value(), new Schedule(s.name(), s.cron(), s.timezone(), s.job(), s.revision(), s.createdAt(),
+                s.updatedAt(), Optional.of(tick), Optional.of(job)));
+        return Optional.of(job);
+    }
+}

@@ -1,0 +1,2 @@
+/** Cron schedules: the name that identifies one. */
+package io.jobq.domain.schedule;
