@@ -47,6 +47,15 @@ public record EnqueueJobRequest(String task, String payload, String tenant, Stri
         Optional<String> key = f.string("idempotency_key", JobLimits::requireIdempotencyKey);
         int maxAttempts = f.integerOr("max_attempts", JobLimits::maxAttemptsOf, Job.DEFAULT_MAX_ATTEMPTS);
         Duration delay = StartTime.delay(f, Instant.now());
+        return new EnqueueJobRequest(task, payloadOf(body), tenant, queue, key, maxAttempts, delay);
+    }
+
+    /**
+     * The body's {@code payload} as JSON text, {@code {}} when absent (also for schedules' jobs).
+     *
+     * @throws ApiException 400 naming {@code payload} if it could not be stored and read back
+     */
+    static String payloadOf(ObjectNode body) {
         // payload is "any JSON value", so JSON null is a value here, not an absent field
         JsonNode payloadNode = body.has("payload") ? body.get("payload") : JsonNodeFactory.instance.objectNode();
         JsonBodies.unstorable("payload", payloadNode).ifPresent(why -> {
@@ -56,7 +65,7 @@ public record EnqueueJobRequest(String task, String payload, String tenant, Stri
         JsonNumbers.unreadablePayload("payload", payload).ifPresent(why -> {
             throw ApiException.invalid("payload", why);
         });
-        return new EnqueueJobRequest(task, payload, tenant, queue, key, maxAttempts, delay);
+        return payload;
     }
 
     NewJob toNewJob() {

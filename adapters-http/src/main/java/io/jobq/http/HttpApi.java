@@ -94,6 +94,7 @@ public final class HttpApi {
             new TenantRoutes(store, settings).register(config.routes);
             new QueueRoutes(store, settings).register(config.routes);
             new WorkerRoutes(store).register(config.routes);
+            new ScheduleRoutes(store, settings).register(config.routes);
             new OpsRoutes(store, registry, metrics).register(config.routes);
         });
         return new HttpApi(app, registry, gc);

@@ -18,6 +18,7 @@ final class HostileRequests {
     private static final String[] FIELDS_BATCH = {"task", "payloads", "tenant", "queue", "max_attempts", "delay_seconds"};
     private static final String[] FIELDS_WEIGHT = {"weight", "queue", "max_running"};
     private static final String[] FIELDS_QUEUE = {"fairness", "retention"};
+    private static final String[] FIELDS_SCHEDULE = {"cron", "task", "payload", "tenant", "queue", "timezone", "max_attempts"};
     private static final String[] QUERY_PARAMS = {"tenant", "queue", "status", "limit", "after"};
     private static final String[] EXPONENTS = {"0", "1", "5", "-7", "308", "309", "-324", "400", "-400", "999", "1000", "1001",
             "-1000", "-1001", "16383", "-16384", "131071", "131072", "-131072", "999999999", "1000000000", "-1000000000",
@@ -47,11 +48,12 @@ final class HostileRequests {
         if (kind < 28) return withBody("POST", "/jobs", body(FIELDS_JOB));
         if (kind < 43) return withBody("POST", "/jobs/batch", body(FIELDS_BATCH));
         if (kind < 54) return withBody("PUT", "/tenants/" + pathSegment(), body(FIELDS_WEIGHT));
-        if (kind < 58) return withBody("PUT", "/queues/" + pathSegment(), body(FIELDS_QUEUE));
+        if (kind < 56) return withBody("PUT", "/queues/" + pathSegment(), body(FIELDS_QUEUE));
+        if (kind < 58) return withBody("PUT", "/schedules/" + pathSegment(), body(FIELDS_SCHEDULE));
         if (kind < 73) return bodiless("GET", "/jobs" + query());
         if (kind < 80) return bodiless("GET", "/jobs/" + id());
         if (kind < 86) return withBody("POST", "/jobs/" + id() + "/retry", r.nextInt(4) == 0 ? body(FIELDS_JOB) : new byte[0]);
-        if (kind < 92) return bodiless(pick("GET", "GET", "GET", "HEAD", "DELETE", "POST"), pick("/stats", "/metrics", "/health") + (r.nextBoolean() ? "" : query()));
+        if (kind < 92) return bodiless(pick("GET", "GET", "GET", "HEAD", "DELETE", "POST"), pick("/stats", "/metrics", "/health", "/schedules", "/schedules/" + pathSegment()) + (r.nextBoolean() ? "" : query()));
         // anything else: odd methods, paths and request targets
         String method = pick("GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "FOO", "get");
         String path = pick("/", "/jobs/", "//jobs", "/jobs/1/retry/x", "/tenants", "/tenants/", "/tenants/a/b", "/jobs/%2e%2e/stats",

@@ -1,0 +1,100 @@
+package io.jobq.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.jobq.application.port.NewJob;
+import io.jobq.application.port.Schedule;
+import io.jobq.application.port.ScheduleDefinition;
+import io.jobq.application.schedule.CronSchedule;
+import io.jobq.application.worker.HandlerRegistry;
+import io.jobq.application.worker.Worker;
+import io.jobq.application.worker.WorkerSettings;
+import io.jobq.domain.job.QueueName;
+import io.jobq.domain.job.TaskName;
+import io.jobq.domain.schedule.ScheduleName;
+import io.jobq.domain.tenant.TenantId;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import org.jooq.exception.DataAccessException;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What makes a tick fire once in PostgreSQL: the primary key of {@code schedule_ticks}, even when the
+ * forward-only {@code last_tick} guard is taken away; and workers firing schedules for real, a broken
+ * hand-edited schedule beside a good one.
+ */
+class ScheduleTicksTest extends PostgresStoreTestCase {
+    private static final ScheduleName EVERY_SECOND = ScheduleName.of("every-second");
+
+    private Schedule putEverySecond() {
+        NewJob job = NewJob.of(TenantId.DEFAULT, QueueName.DEFAULT, TaskName.of("noop"), "{}");
+        return store.putSchedule(new ScheduleDefinition(EVERY_SECOND, CronSchedule.parse("* * * * * *", ZoneOffset.UTC), job))
+                .schedule();
+    }
+
+    private long jobs() {
+        return db.dsl().resultQuery("SELECT count(*) FROM jobs").fetchSingle(0, Long.class);
+    }
+
+    @Test
+    void theTicksKeyAloneRefusesATickTwiceAndWithoutItTheTickFiresTwice() {
+        Schedule s = putEverySecond();
+        Instant tick = s.updatedAt().truncatedTo(ChronoUnit.SECONDS).plusSeconds(2);
+        assertThat(store.fireSchedule(EVERY_SECOND, 1, tick)).isPresent();
+
+        // take the forward-only guard away, as a lost update or a hand edit might
+        db.execute("UPDATE schedules SET last_tick = NULL");
+        assertThat(store.fireSchedule(EVERY_SECOND, 1, tick)).as("refused by schedule_ticks_pkey").isEmpty();
+        assertThat(jobs()).isEqualTo(1);
+
+        // the wrong variant: no key on (schedule, tick)
+        try {
+            db.execute("ALTER TABLE schedule_ticks DROP CONSTRAINT schedule_ticks_pkey");
+            db.execute("UPDATE schedules SET last_tick = NULL");
+            assertThat(store.fireSchedule(EVERY_SECOND, 1, tick)).as("nothing else stops it").isPresent();
+            assertThat(jobs()).isEqualTo(2);
+        } finally {
+            db.emptyTables();
+            db.execute("ALTER TABLE schedule_ticks ADD CONSTRAINT schedule_ticks_pkey PRIMARY KEY (schedule, tick)");
+        }
+    }
+
+    @Test
+    void aHandWrittenScheduleWithABadNameIsRefused() {
+        assertThatThrownBy(() -> db.execute("""
+                INSERT INTO schedules (name, cron, timezone, tenant, queue, task, payload, max_attempts)
+                VALUES ('a b', '* * * * *', 'UTC', 'default', 'default', 'noop', '{}', 5)"""))
+                .isInstanceOf(DataAccessException.class).hasMessageContaining("schedules_name_valid");
+    }
+
+    @Test
+    void workersFireEachTickOnceAndABrokenScheduleStopsNoneOfThem() throws Exception {
+        putEverySecond();
+        NewJob job = NewJob.of(TenantId.DEFAULT, QueueName.DEFAULT, TaskName.of("noop"), "{}");
+        store.putSchedule(new ScheduleDefinition(ScheduleName.of("broken"), CronSchedule.parse("* * * * * *", ZoneOffset.UTC), job));
+        db.execute("UPDATE schedules SET cron = 'now and then' WHERE name = 'broken'");
+
+        WorkerSettings settings = WorkerSettings.builder().concurrency(2).pollInterval(Duration.ofMillis(50)).listen(false).build();
+        List<Worker> workers = new ArrayList<>();
+        try {
+            for (int i = 0; i < 3; i++) {
+                Worker w = Worker.builder(store, HandlerRegistry.withBuiltIns()).settings(settings).build();
+                workers.add(w);
+                w.start();
+            }
+            Thread.sleep(4_500);
+        } finally {
+            workers.forEach(Worker::close);
+        }
+        long fired = db.dsl().resultQuery("SELECT count(*) FROM schedule_ticks WHERE schedule = 'every-second'").fetchSingle(0, Long.class);
+        assertThat(fired).as("about one tick a second for 4.5 s").isBetween(3L, 6L);
+        assertThat(jobs()).as("one job per tick, none for the broken schedule").isEqualTo(fired);
+        assertThat(db.dsl().resultQuery("SELECT count(*) FROM jobs WHERE state = 'done'").fetchSingle(0, Long.class))
+                .as("the workers ran them").isGreaterThanOrEqualTo(fired - 1);
+    }
+}
