@@ -28,6 +28,15 @@ final class Http {
                 .POST(HttpRequest.BodyPublishers.ofString(json)));
     }
 
+    Response put(String path, String json) {
+        return send(HttpRequest.newBuilder(URI.create(base + path)).header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString(json)));
+    }
+
+    Response delete(String path) {
+        return send(HttpRequest.newBuilder(URI.create(base + path)).DELETE());
+    }
+
     Response get(String path) {
         return send(HttpRequest.newBuilder(URI.create(base + path)).GET());
     }
