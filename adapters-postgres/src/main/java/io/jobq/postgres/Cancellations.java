@@ -36,33 +36,38 @@ final class Cancellations {
      * work queue) freed room: its key goes to {@code freed} for the caller to release after commit.
      */
     static CancelResult cancel(DSLContext dsl, JobId id, TenantCaps.EndedRuns freed) {
-        return dsl.transactionResult(cfg -> {
-            DSLContext tx = cfg.dsl();
-            Record row = tx.select(JOBS.STATE, JOBS.QUEUE, JOBS.TENANT, JOBS.CAPPED).from(JOBS)
-                    .where(JOBS.ID.eq(id.value())).forUpdate().fetchOne();
-            if (row == null) return new CancelResult.NotFound(id);
-            JobState state = JobState.fromDbName(row.get(JOBS.STATE));
-            switch (state) {
-                case SCHEDULED, QUEUED, HELD -> {
-                    tx.update(JOBS).set(JOBS.STATE, JobState.CANCELLED.dbName()).set(JOBS.FINISHED_AT, DSL.currentOffsetDateTime())
-                            .where(JOBS.ID.eq(id.value())).execute();
-                    if (state == JobState.QUEUED && Boolean.TRUE.equals(row.get(JOBS.CAPPED))) {
-                        freed.addGated(new TenantCaps.Key(row.get(JOBS.QUEUE), row.get(JOBS.TENANT)));
-                    }
-                    return new CancelResult.Cancelled(read(tx, id));
+        return dsl.transactionResult(cfg -> cancelIn(cfg.dsl(), id, freed));
+    }
+
+    /**
+     * {@link #cancel}'s work on {@code tx}, which must be inside a transaction (the store's own, or a
+     * caller's for {@link JobClient#cancel}); the job's row lock is held until that transaction ends.
+     */
+    static CancelResult cancelIn(DSLContext tx, JobId id, TenantCaps.EndedRuns freed) {
+        Record row = tx.select(JOBS.STATE, JOBS.QUEUE, JOBS.TENANT, JOBS.CAPPED).from(JOBS)
+                .where(JOBS.ID.eq(id.value())).forUpdate().fetchOne();
+        if (row == null) return new CancelResult.NotFound(id);
+        JobState state = JobState.fromDbName(row.get(JOBS.STATE));
+        switch (state) {
+            case SCHEDULED, QUEUED, HELD -> {
+                tx.update(JOBS).set(JOBS.STATE, JobState.CANCELLED.dbName()).set(JOBS.FINISHED_AT, DSL.currentOffsetDateTime())
+                        .where(JOBS.ID.eq(id.value())).execute();
+                if (state == JobState.QUEUED && Boolean.TRUE.equals(row.get(JOBS.CAPPED))) {
+                    freed.addGated(new TenantCaps.Key(row.get(JOBS.QUEUE), row.get(JOBS.TENANT)));
                 }
-                case RUNNING -> {
-                    tx.update(JOBS).set(JOBS.CANCEL_REQUESTED, true).where(JOBS.ID.eq(id.value())).execute();
-                    return new CancelResult.Requested(read(tx, id));
-                }
-                case CANCELLED -> {
-                    return new CancelResult.Cancelled(read(tx, id));
-                }
-                default -> {
-                    return new CancelResult.Finished(read(tx, id));
-                }
+                return new CancelResult.Cancelled(read(tx, id));
             }
-        });
+            case RUNNING -> {
+                tx.update(JOBS).set(JOBS.CANCEL_REQUESTED, true).where(JOBS.ID.eq(id.value())).execute();
+                return new CancelResult.Requested(read(tx, id));
+            }
+            case CANCELLED -> {
+                return new CancelResult.Cancelled(read(tx, id));
+            }
+            default -> {
+                return new CancelResult.Finished(read(tx, id));
+            }
+        }
     }
 
     /** See {@link io.jobq.application.port.JobStore#cancelRequested}. */

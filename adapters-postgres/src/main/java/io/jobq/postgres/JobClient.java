@@ -1,5 +1,6 @@
 package io.jobq.postgres;
 
+import io.jobq.application.port.CancelResult;
 import io.jobq.application.port.EnqueueResult;
 import io.jobq.application.port.JobQueueException;
 import io.jobq.application.port.NewJob;
@@ -120,6 +121,30 @@ public final class JobClient {
     /** Enqueues a batch through the {@code Configuration} of the caller's jOOQ transaction. */
     public List<JobId> enqueueBatch(org.jooq.Configuration configuration, NewJobBatch batch) {
         return enqueueBatch(configuration.dsl(), batch);
+    }
+
+    /**
+     * Cancels a job within the caller's transaction, as {@link PostgresJobStore#cancel} does in its own:
+     * a scheduled, queued or held job becomes {@code cancelled}; a running one gets {@code cancel_requested}
+     * (its worker tells the handler at its next heartbeat). The job's row stays locked until the caller's
+     * transaction ends, so a claim skips it meanwhile; a rollback undoes the cancel. The cap or work-window
+     * slot a queued job frees is handed on by the next maintenance pass (about a second), not at commit,
+     * which this client does not see.
+     *
+     * @return {@link CancelResult.Cancelled}, {@link CancelResult.Requested}, {@link CancelResult.Finished}
+     *     (done or dead: nothing changed) or {@link CancelResult.NotFound}
+     * @throws io.jobq.application.port.StoreUnavailableException if the connection is broken
+     */
+    public CancelResult cancel(Connection connection, JobId id) {
+        Objects.requireNonNull(connection, "connection");
+        Objects.requireNonNull(id, "id");
+        return inTransaction(connection, "cancel", () -> Cancellations.cancelIn(schema.dsl(connection), id,
+                new TenantCaps.EndedRuns()));
+    }
+
+    /** As {@link #cancel(Connection, JobId)}, on the connection of the caller's jOOQ transaction. */
+    public CancelResult cancel(DSLContext dsl, JobId id) {
+        return dsl.connectionResult(c -> cancel(c, id));
     }
 
     private interface SqlWork<T> {

@@ -263,4 +263,46 @@ class JobClientTest {
                     .as("the payload itself was stored whole").isEqualTo(blob.length());
         }
     }
+
+    /** Cancel through the caller's transaction: it lands with the commit and goes with a rollback. */
+    @Nested
+    class Cancel {
+        @Test
+        void aCancelCommitsWithTheCallersWorkAndARollbackUndoesIt() throws SQLException {
+            PostgresJobStore store = new PostgresJobStore(db.dataSource());
+            Job queued = store.enqueue(job("acme")).job();
+            try (Connection c = callerTransaction()) {
+                insertOrder(c, 1);
+                assertThat(client.cancel(c, queued.id())).isInstanceOf(io.jobq.application.port.CancelResult.Cancelled.class);
+                assertThat(store.get(queued.id()).orElseThrow().state()).as("not before the commit").isEqualTo(JobState.QUEUED);
+                assertThat(store.claim(new io.jobq.application.port.ClaimRequest(List.of(QueueName.DEFAULT),
+                        io.jobq.domain.lease.WorkerId.of("w"), 1, Duration.ofSeconds(30))))
+                        .as("its row is locked: a claim skips it meanwhile").isEmpty();
+                c.rollback();
+            }
+            assertThat(store.get(queued.id()).orElseThrow().state()).as("rolled back").isEqualTo(JobState.QUEUED);
+
+            try (Connection c = callerTransaction()) {
+                insertOrder(c, 2);
+                client.cancel(c, queued.id());
+                c.commit();
+            }
+            assertThat(store.get(queued.id()).orElseThrow().state()).isEqualTo(JobState.CANCELLED);
+            assertThat(orders()).containsExactly(2);
+        }
+
+        @Test
+        void aRunningJobIsAskedAndAFinishedOneIsLeftAlone() throws SQLException {
+            PostgresJobStore store = new PostgresJobStore(db.dataSource());
+            Job job = store.enqueue(job("acme")).job();
+            store.claim(new io.jobq.application.port.ClaimRequest(List.of(QueueName.DEFAULT), io.jobq.domain.lease.WorkerId.of("w"), 1,
+                    Duration.ofSeconds(30)));
+            try (Connection c = db.newConnection()) { // auto-commit: the cancel is its own transaction
+                assertThat(client.cancel(c, job.id())).isInstanceOf(io.jobq.application.port.CancelResult.Requested.class);
+                assertThat(client.cancel(c, io.jobq.domain.job.JobId.of(999_999)))
+                        .isInstanceOf(io.jobq.application.port.CancelResult.NotFound.class);
+            }
+            assertThat(store.get(job.id()).orElseThrow().cancelRequested()).isTrue();
+        }
+    }
 }
