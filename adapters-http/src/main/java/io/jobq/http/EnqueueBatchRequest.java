@@ -25,9 +25,11 @@ import java.util.Set;
  * array of 1 to {@value NewJobBatch#MAX_SIZE} JSON values, each storable like a single job's payload;
  * if any element is refused, no job is written.
  */
-public record EnqueueBatchRequest(String task, List<String> payloads, String tenant, String queue, int maxAttempts, Duration delay) {
+public record EnqueueBatchRequest(String task, List<String> payloads, String tenant, String queue, int maxAttempts, Duration delay,
+        int priority) {
 
-    static final Set<String> FIELDS = Set.of("task", "payloads", "tenant", "queue", "max_attempts", "delay_seconds", "run_at");
+    static final Set<String> FIELDS = Set.of("task", "payloads", "tenant", "queue", "max_attempts", "delay_seconds", "run_at",
+            "priority");
 
     /** @throws ApiException 400 naming the first field at fault; for payloads the message names the element */
     static EnqueueBatchRequest from(ObjectNode body) {
@@ -36,6 +38,7 @@ public record EnqueueBatchRequest(String task, List<String> payloads, String ten
         String tenant = f.identifierOr("tenant", TenantId.DEFAULT.value());
         String queue = f.identifierOr("queue", QueueName.DEFAULT.value());
         int maxAttempts = f.integerOr("max_attempts", JobLimits::maxAttemptsOf, Job.DEFAULT_MAX_ATTEMPTS);
+        int priority = f.integerOr("priority", JobLimits::priorityOf, 0);
         Duration delay = StartTime.delay(f, Instant.now());
         JsonNode array = f.required("payloads");
         String limit = "payloads must be an array of 1-" + NewJobBatch.MAX_SIZE + " JSON values";
@@ -55,10 +58,10 @@ public record EnqueueBatchRequest(String task, List<String> payloads, String ten
             });
             payloads.add(payload);
         }
-        return new EnqueueBatchRequest(task, List.copyOf(payloads), tenant, queue, maxAttempts, delay);
+        return new EnqueueBatchRequest(task, List.copyOf(payloads), tenant, queue, maxAttempts, delay, priority);
     }
 
     NewJobBatch toNewJobBatch() {
-        return new NewJobBatch(TenantId.of(tenant), QueueName.of(queue), TaskName.of(task), payloads, maxAttempts, delay);
+        return new NewJobBatch(TenantId.of(tenant), QueueName.of(queue), TaskName.of(task), payloads, maxAttempts, delay, priority);
     }
 }

@@ -32,11 +32,13 @@ import java.util.Set;
  * @param delay {@code delay_seconds}: a number 0-31,536,000 (365 days), millisecond resolution; default 0
  *     (runnable at once), else scheduled at the database's {@code now() + delay}; or {@code run_at}, an
  *     ISO-8601 instant, as a delay by this server's clock ({@link StartTime}), not both
+ * @param priority an integer 0-9, default 0: higher runs first among the tenant's own jobs
  */
 public record EnqueueJobRequest(String task, String payload, String tenant, String queue, Optional<String> idempotencyKey,
-        int maxAttempts, Duration delay) {
+        int maxAttempts, Duration delay, int priority) {
 
-    static final Set<String> FIELDS = Set.of("task", "payload", "tenant", "queue", "idempotency_key", "max_attempts", "delay_seconds", "run_at");
+    static final Set<String> FIELDS = Set.of("task", "payload", "tenant", "queue", "idempotency_key", "max_attempts", "delay_seconds", "run_at",
+            "priority");
 
     /** @throws ApiException 400 naming the first field at fault */
     static EnqueueJobRequest from(ObjectNode body) {
@@ -47,7 +49,8 @@ public record EnqueueJobRequest(String task, String payload, String tenant, Stri
         Optional<String> key = f.string("idempotency_key", JobLimits::requireIdempotencyKey);
         int maxAttempts = f.integerOr("max_attempts", JobLimits::maxAttemptsOf, Job.DEFAULT_MAX_ATTEMPTS);
         Duration delay = StartTime.delay(f, Instant.now());
-        return new EnqueueJobRequest(task, payloadOf(body), tenant, queue, key, maxAttempts, delay);
+        int priority = f.integerOr("priority", JobLimits::priorityOf, 0);
+        return new EnqueueJobRequest(task, payloadOf(body), tenant, queue, key, maxAttempts, delay, priority);
     }
 
     /**
@@ -69,6 +72,7 @@ public record EnqueueJobRequest(String task, String payload, String tenant, Stri
     }
 
     NewJob toNewJob() {
-        return new NewJob(TenantId.of(tenant), QueueName.of(queue), TaskName.of(task), payload, maxAttempts, delay, idempotencyKey);
+        return new NewJob(TenantId.of(tenant), QueueName.of(queue), TaskName.of(task), payload, maxAttempts, delay, idempotencyKey,
+                priority);
     }
 }

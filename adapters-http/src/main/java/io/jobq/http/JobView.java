@@ -17,6 +17,7 @@ import java.time.Instant;
  * @param finishedAt when it became done, dead or cancelled, or null
  * @param idempotencyKey the key it was enqueued with, or null
  * @param cancelRequested whether cancelling was asked while it ran
+ * @param priority 0-9, higher first among its tenant's jobs
  */
 public record JobView(
         long id,
@@ -34,12 +35,13 @@ public record JobView(
         Instant startedAt,
         Instant finishedAt,
         String idempotencyKey,
-        boolean cancelRequested) {
+        boolean cancelRequested,
+        int priority) {
 
     public static JobView of(Job j) {
         return new JobView(j.id().value(), j.task().value(), j.tenant().value(), j.queue().value(), j.state().dbName(),
                 j.attempts(), j.maxAttempts(), j.payload(), j.result().orElse(null), j.lastError().orElse(null), j.runAt(),
                 j.createdAt(), j.startedAt().orElse(null), j.finishedAt().orElse(null), j.idempotencyKey().orElse(null),
-                j.cancelRequested());
+                j.cancelRequested(), j.priority());
     }
 }

@@ -14,8 +14,8 @@ import java.util.Random;
  * are reached too. Deterministic for a seed: the same seed gives the same requests.
  */
 final class HostileRequests {
-    private static final String[] FIELDS_JOB = {"task", "payload", "tenant", "queue", "idempotency_key", "max_attempts", "delay_seconds", "run_at"};
-    private static final String[] FIELDS_BATCH = {"task", "payloads", "tenant", "queue", "max_attempts", "delay_seconds"};
+    private static final String[] FIELDS_JOB = {"task", "payload", "tenant", "queue", "idempotency_key", "max_attempts", "delay_seconds", "run_at", "priority"};
+    private static final String[] FIELDS_BATCH = {"task", "payloads", "tenant", "queue", "max_attempts", "delay_seconds", "priority"};
     private static final String[] FIELDS_WEIGHT = {"weight", "queue", "max_running"};
     private static final String[] FIELDS_QUEUE = {"fairness", "retention"};
     private static final String[] FIELDS_SCHEDULE = {"cron", "task", "payload", "tenant", "queue", "timezone", "max_attempts"};

@@ -51,12 +51,12 @@ class JobRoutesTest extends ApiTestCase {
         @Test
         void createsAJobAndAnswers201WithEveryField() {
             ApiClient.Reply r = enqueue("{'task': 'word_count', 'tenant': 'acme', 'queue': 'emails', 'payload': {'text': 'hi', 'n': [1, 2.5]},"
-                    + " 'idempotency_key': 'order-17', 'max_attempts': 3}");
+                    + " 'idempotency_key': 'order-17', 'max_attempts': 3, 'priority': 4}");
             assertThat(r.status()).as(r.toString()).isEqualTo(201);
             JsonNode job = r.json();
             assertThat(job.properties().stream().map(java.util.Map.Entry::getKey).toList()).containsExactlyInAnyOrder(
                     "id", "task", "tenant", "queue", "status", "attempts", "max_attempts", "payload", "result", "last_error",
-                    "run_at", "created_at", "started_at", "finished_at", "idempotency_key", "cancel_requested", "warning");
+                    "run_at", "created_at", "started_at", "finished_at", "idempotency_key", "cancel_requested", "priority", "warning");
             assertThat(job.get("warning").asText()).as("no worker runs here").contains("no live worker serves queue 'emails'");
             assertThat(job.get("id").asLong()).isPositive();
             assertThat(job.get("task").asText()).isEqualTo("word_count");
@@ -65,6 +65,7 @@ class JobRoutesTest extends ApiTestCase {
             assertThat(job.get("status").asText()).isEqualTo("queued");
             assertThat(job.get("attempts").asInt()).isZero();
             assertThat(job.get("max_attempts").asInt()).isEqualTo(3);
+            assertThat(job.get("priority").asInt()).isEqualTo(4);
             assertThat(job.get("payload").isObject()).isTrue();
             assertThat(job.get("payload")).isEqualTo(Json.object().put("text", "hi").set("n", Json.MAPPER.createArrayNode().add(1).add(2.5)));
             assertThat(job.get("result").isNull()).isTrue();

@@ -47,6 +47,12 @@ class ValidationTest extends ApiTestCase {
                 arguments("key a number", j("{'task': 't', 'idempotency_key': 5}"), "invalid_field", "idempotency_key"),
                 arguments("key with NUL", j("{'task': 't', 'idempotency_key': 'k\\u0000'}"), "invalid_field", "idempotency_key"),
                 arguments("key lone surrogate", j("{'task': 't', 'idempotency_key': '\\ud800'}"), "invalid_field", "idempotency_key"),
+                // priority
+                arguments("priority 10", j("{'task': 't', 'priority': 10}"), "invalid_field", "priority"),
+                arguments("priority -1", j("{'task': 't', 'priority': -1}"), "invalid_field", "priority"),
+                arguments("priority 1.5", j("{'task': 't', 'priority': 1.5}"), "invalid_field", "priority"),
+                arguments("priority '3'", j("{'task': 't', 'priority': '3'}"), "invalid_field", "priority"),
+                arguments("priority 1e400", j("{'task': 't', 'priority': 1e400}"), "invalid_field", "priority"),
                 // max_attempts
                 arguments("max_attempts 1.5", j("{'task': 't', 'max_attempts': 1.5}"), "invalid_field", "max_attempts"),
                 arguments("max_attempts 3.0", j("{'task': 't', 'max_attempts': 3.0}"), "invalid_field", "max_attempts"),

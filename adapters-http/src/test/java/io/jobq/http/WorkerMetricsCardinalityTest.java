@@ -26,7 +26,7 @@ class WorkerMetricsCardinalityTest {
         Instant t = Instant.parse("2026-01-01T00:00:00Z");
         return new Job(JobId.of(1), TenantId.of("acme"), QueueName.DEFAULT, TaskName.of(task), "{}", Optional.empty(),
                 JobState.DEAD, OptionalDouble.empty(), t, 1, 1, Optional.empty(), Optional.of("no handler"), Optional.empty(),
-                t, Optional.of(t), Optional.of(t), false);
+                t, Optional.of(t), Optional.of(t), false, 0);
     }
 
     @Test

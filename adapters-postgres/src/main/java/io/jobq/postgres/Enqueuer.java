@@ -37,9 +37,9 @@ final class Enqueuer {
             WITH tenant_row AS (
                 INSERT INTO jobq.tenants (queue, tenant) VALUES ({0}, {1}) ON CONFLICT DO NOTHING
             ), inserted AS (
-                INSERT INTO jobq.jobs (queue, tenant, task, payload, state, vtime, run_at, max_attempts, idempotency_key)
+                INSERT INTO jobq.jobs (queue, tenant, task, payload, state, vtime, run_at, max_attempts, idempotency_key, priority)
                 SELECT {0}, {1}, {2}, p.payload::jsonb, 'scheduled', NULL,
-                       now() + {3}::float8 * interval '1 millisecond', {4}, {5}
+                       now() + {3}::float8 * interval '1 millisecond', {4}, {5}, {7}
                 FROM unnest({6}::text[]) WITH ORDINALITY AS p(payload, ord)
                 ORDER BY p.ord
                 ON CONFLICT (tenant, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
@@ -55,7 +55,12 @@ final class Enqueuer {
      */
     private static List<Job> releaseHeld(DSLContext tx, QueueName queue, TenantId tenant, List<Job> held) {
         TenantCaps.release(tx, queue.value(), tenant.value());
-        List<Long> ids = held.stream().map(j -> j.id().value()).toList();
+        return reread(tx, held);
+    }
+
+    /** {@code jobs} read again, in the same order. */
+    private static List<Job> reread(DSLContext tx, List<Job> jobs) {
+        List<Long> ids = jobs.stream().map(j -> j.id().value()).toList();
         Map<Long, Job> now = new HashMap<>();
         for (Job j : tx.selectFrom(JOBS).where(JOBS.ID.in(ids)).fetch(JobRows::toJob)) now.put(j.id().value(), j);
         return ids.stream().map(now::get).toList();
@@ -64,25 +69,30 @@ final class Enqueuer {
     /**
      * Runs one enqueue statement on {@code tx}, which must be inside a transaction.
      *
+     * @param priority 0..9; above 0, queued jobs are moved ahead of the tenant's lower-priority ones
+     *     ({@link TenantPriority})
      * @return the inserted jobs in payload order; EMPTY when the idempotency key was taken (the caller
      *     must then roll back, so the tenant's charge is undone, and read the existing job)
      * @throws IllegalArgumentException if PostgreSQL refuses a payload (invalid JSON, a NUL escape, a
      *     number beyond numeric's range, or a value over one of jsonb's limits)
      */
     static List<Job> insert(DSLContext tx, TenantId tenant, QueueName queue, TaskName task, List<String> payloads,
-            int maxAttempts, Duration delay, Optional<String> idempotencyKey) {
+            int maxAttempts, Duration delay, Optional<String> idempotencyKey, int priority) {
         String[] texts = payloads.toArray(String[]::new);
         try {
             if (delay.isZero()) {
                 List<Job> jobs = tx.resultQuery(JobqSchema.of(tx).sql(FairTags.ENQUEUE), queue.value(), tenant.value(), task.value(),
                                 val(texts.length, SQLDataType.INTEGER), val(maxAttempts, SQLDataType.INTEGER),
-                                val(idempotencyKey.orElse(null), SQLDataType.VARCHAR), texts)
+                                val(idempotencyKey.orElse(null), SQLDataType.VARCHAR), texts, val(priority, SQLDataType.SMALLINT))
                         .coerce(JOBS).fetch(JobRows::toJob); // i.* lists the table's columns in order: read by position
-                return jobs.stream().anyMatch(j -> j.state() == JobState.HELD) ? releaseHeld(tx, queue, tenant, jobs) : jobs;
+                if (jobs.stream().anyMatch(j -> j.state() == JobState.HELD)) jobs = releaseHeld(tx, queue, tenant, jobs);
+                if (priority == 0 || jobs.isEmpty()) return jobs;
+                TenantPriority.reorder(tx, queue.value(), tenant.value(), priority, jobs.stream().map(j -> j.id().value()).toList());
+                return reread(tx, jobs);
             }
             return tx.resultQuery(JobqSchema.of(tx).sql(INSERT_SCHEDULED), queue.value(), tenant.value(), task.value(),
                             val(delay.toMillis(), SQLDataType.BIGINT), val(maxAttempts, SQLDataType.INTEGER),
-                            val(idempotencyKey.orElse(null), SQLDataType.VARCHAR), texts)
+                            val(idempotencyKey.orElse(null), SQLDataType.VARCHAR), texts, val(priority, SQLDataType.SMALLINT))
                     .coerce(JOBS).fetch(JobRows::toJob);
         } catch (DataAccessException e) {
             String state = StoreErrors.sqlState(e);

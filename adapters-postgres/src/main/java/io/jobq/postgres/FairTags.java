@@ -80,7 +80,8 @@ final class FairTags {
      * with a cap is not charged here: its jobs are inserted held, without tags, and the caller releases as
      * many as the cap allows with {@link #RELEASE} in the same transaction (the upsert's lock still held).
      * So is every job of a work queue: {@link #RELEASE} tags it from the tenant's estimate.
-     * Binds: {0} queue, {1} tenant, {2} task, {3} n, {4} max attempts, {5} idempotency key, {6} payloads.
+     * Binds: {0} queue, {1} tenant, {2} task, {3} n, {4} max attempts, {5} idempotency key, {6} payloads,
+     * {7} priority.
      * Returns the inserted rows in payload order; none when the idempotency key was taken (the caller rolls
      * back, undoing the charge).
      */
@@ -98,11 +99,12 @@ final class FairTags {
             ), gate AS MATERIALIZED (
                 SELECT c.last_vtime, c.weight, (c.max_running IS NOT NULL OR v.work) AS held FROM charged c CROSS JOIN v
             ), inserted AS (
-                INSERT INTO jobq.jobs (queue, tenant, task, payload, state, vtime, run_at, max_attempts, idempotency_key, capped)
+                INSERT INTO jobq.jobs (queue, tenant, task, payload, state, vtime, run_at, max_attempts, idempotency_key, capped,
+                                       priority)
                 SELECT {0}, {1}, {2}, p.payload::jsonb,
                        CASE WHEN c.held THEN 'held' ELSE 'queued' END,
                        CASE WHEN NOT c.held THEN c.last_vtime - ({3} - p.ord) / c.weight END,
-                       now(), {4}, {5}, c.held
+                       now(), {4}, {5}, c.held, {7}
                 FROM unnest({6}::text[]) WITH ORDINALITY AS p(payload, ord) CROSS JOIN gate c
                 ORDER BY p.ord
                 ON CONFLICT (tenant, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
@@ -183,8 +185,8 @@ final class FairTags {
             RETURNING t.last_vtime""".formatted(queueVirtualTime("{0}"));
 
     /**
-     * Releases a tenant's held jobs in one queue, as many as its cap and its queue allow now, oldest first
-     * (by id, the tenant's own order), each tagged and queued; the tenant is charged for them as a promotion
+     * Releases a tenant's held jobs in one queue, as many as its cap and its queue allow now, highest
+     * priority first, then oldest (by id, the tenant's own order), each tagged and queued; the tenant is charged for them as a promotion
      * would charge it. Binds: {0} queue, {1} tenant. Returns (released), notifying the queue's listeners
      * on commit when it is above 0.
      * <ul>
@@ -247,10 +249,10 @@ final class FairTags {
                        END AS n
                 FROM t CROSS JOIN active a CROSS JOIN folded f
             ), picked AS MATERIALIZED (
-                SELECT id, row_number() OVER (ORDER BY id) AS ord FROM (
-                    SELECT h.id FROM jobq.jobs h
+                SELECT id, row_number() OVER (ORDER BY priority DESC, id) AS ord FROM (
+                    SELECT h.id, h.priority FROM jobq.jobs h
                     WHERE h.state = 'held' AND h.queue = {0} AND h.tenant = {1}
-                    ORDER BY h.id
+                    ORDER BY h.priority DESC, h.id
                     LIMIT (SELECT n FROM room)
                     FOR UPDATE) held
             ), v AS MATERIALIZED (

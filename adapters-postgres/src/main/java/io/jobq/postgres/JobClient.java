@@ -70,7 +70,7 @@ public final class JobClient {
             DSLContext tx = schema.dsl(connection);
             Savepoint savepoint = job.idempotencyKey().isPresent() ? connection.setSavepoint() : null;
             List<Job> rows = Enqueuer.insert(tx, job.tenant(), job.queue(), job.task(), List.of(job.payload()),
-                    job.maxAttempts(), job.delay(), job.idempotencyKey());
+                    job.maxAttempts(), job.delay(), job.idempotencyKey(), job.priority());
             if (!rows.isEmpty()) {
                 if (savepoint != null) connection.releaseSavepoint(savepoint);
                 return new EnqueueResult.Created(rows.getFirst());
@@ -109,7 +109,7 @@ public final class JobClient {
         return inTransaction(connection, "enqueue batch", () -> {
             DSLContext tx = schema.dsl(connection);
             return Enqueuer.insert(tx, batch.tenant(), batch.queue(), batch.task(), batch.payloads(), batch.maxAttempts(),
-                    batch.delay(), Optional.empty()).stream().map(Job::id).toList();
+                    batch.delay(), Optional.empty(), batch.priority()).stream().map(Job::id).toList();
         });
     }
 

@@ -5,6 +5,7 @@ import static io.jobq.postgres.schema.Tables.JOBS;
 import io.jobq.domain.job.Identifier;
 import io.jobq.domain.job.Job;
 import io.jobq.domain.job.JobId;
+import io.jobq.domain.job.JobLimits;
 import io.jobq.domain.job.JobState;
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.job.TaskName;
@@ -94,7 +95,9 @@ final class JobRows {
                 r.get(JOBS.CREATED_AT).toInstant(),
                 instant(r.get(JOBS.STARTED_AT)),
                 instant(r.get(JOBS.FINISHED_AT)),
-                Boolean.TRUE.equals(r.get(JOBS.CANCEL_REQUESTED)));
+                Boolean.TRUE.equals(r.get(JOBS.CANCEL_REQUESTED)),
+                // the schema's CHECK keeps it in range; clamped so that no row can make a read fail
+                Math.clamp(r.get(JOBS.PRIORITY), 0, JobLimits.MAX_PRIORITY));
     }
 
     private static Optional<Instant> instant(OffsetDateTime t) {

@@ -171,7 +171,7 @@ public final class PostgresJobStore implements JobStore {
         try {
             return Optional.of(dsl.transactionResult(cfg -> {
                 List<Job> rows = Enqueuer.insert(cfg.dsl(), job.tenant(), job.queue(), job.task(), List.of(job.payload()),
-                        job.maxAttempts(), job.delay(), job.idempotencyKey());
+                        job.maxAttempts(), job.delay(), job.idempotencyKey(), job.priority());
                 // Roll back the whole transaction so the tenant is not charged for a job never created.
                 if (rows.isEmpty()) throw new KeyTaken();
                 return rows.getFirst();
@@ -193,7 +193,8 @@ public final class PostgresJobStore implements JobStore {
     @Override
     public List<JobId> enqueueBatch(NewJobBatch batch) {
         return run("enqueue batch", () -> dsl.transactionResult(cfg -> Enqueuer.insert(cfg.dsl(), batch.tenant(),
-                        batch.queue(), batch.task(), batch.payloads(), batch.maxAttempts(), batch.delay(), Optional.empty()))
+                        batch.queue(), batch.task(), batch.payloads(), batch.maxAttempts(), batch.delay(), Optional.empty(),
+                        batch.priority()))
                 .stream().map(Job::id).toList());
     }
 

@@ -108,7 +108,7 @@ final class ScheduleTable {
         if (r == null) return Optional.empty();
         List<Job> jobs = Enqueuer.insert(tx, TenantId.of(r.get(0, String.class)), QueueName.of(r.get(1, String.class)),
                 TaskName.of(r.get(2, String.class)), List.of(r.get(3, String.class)), r.get(4, Integer.class), Duration.ZERO,
-                Optional.empty());
+                Optional.empty(), 0);
         JobId job = jobs.getFirst().id();
         tx.execute(JobqSchema.of(tx).sql(RECORD), name.value(), val(at, SQLDataType.TIMESTAMPWITHTIMEZONE),
                 val(job.value(), SQLDataType.BIGINT));

@@ -198,7 +198,7 @@ class SchemaRulesTest {
             try (Connection c = db.newConnection()) {
                 c.setAutoCommit(false);
                 Throwable t = catchThrowable(() -> Enqueuer.insert(JobqSchema.DEFAULT.dsl(c), TenantId.of("t"), Q,
-                        TASK, List.of(BOMB), 3, Duration.ZERO, Optional.empty()));
+                        TASK, List.of(BOMB), 3, Duration.ZERO, Optional.empty(), 0));
                 c.rollback();
                 assertThat(t).isInstanceOf(IllegalArgumentException.class)
                         .hasMessageStartingWith("payload refused by the database (jobs_payload_readable): payload holds a number");

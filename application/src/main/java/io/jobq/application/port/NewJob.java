@@ -23,6 +23,8 @@ import java.util.Optional;
  *     database's {@code now() + delay}; at most 365 days
  * @param idempotencyKey 1..255 characters without NUL or lone surrogates, unique per tenant; a repeat
  *     returns the original job
+ * @param priority 0..9 (default 0), higher first among the tenant's own queued jobs; never ahead of other
+ *     tenants' fair share ({@link JobStore#enqueue})
  */
 public record NewJob(
         TenantId tenant,
@@ -31,7 +33,8 @@ public record NewJob(
         String payload,
         int maxAttempts,
         Duration delay,
-        Optional<String> idempotencyKey) {
+        Optional<String> idempotencyKey,
+        int priority) {
 
     /** @throws IllegalArgumentException naming the field that is out of range */
     public NewJob {
@@ -46,6 +49,13 @@ public record NewJob(
         StoredText.requireStorable("payload", payload);
         JsonNumbers.requireReadableBack("payload", payload);
         idempotencyKey.ifPresent(JobLimits::requireIdempotencyKey);
+        JobLimits.requirePriority(priority);
+    }
+
+    /** A job of priority 0. */
+    public NewJob(TenantId tenant, QueueName queue, TaskName task, String payload, int maxAttempts, Duration delay,
+            Optional<String> idempotencyKey) {
+        this(tenant, queue, task, payload, maxAttempts, delay, idempotencyKey, 0);
     }
 
     /** A runnable job with an empty payload, the default attempt budget and no key. */
@@ -54,14 +64,18 @@ public record NewJob(
     }
 
     public NewJob withDelay(Duration newDelay) {
-        return new NewJob(tenant, queue, task, payload, maxAttempts, newDelay, idempotencyKey);
+        return new NewJob(tenant, queue, task, payload, maxAttempts, newDelay, idempotencyKey, priority);
     }
 
     public NewJob withMaxAttempts(int newMaxAttempts) {
-        return new NewJob(tenant, queue, task, payload, newMaxAttempts, delay, idempotencyKey);
+        return new NewJob(tenant, queue, task, payload, newMaxAttempts, delay, idempotencyKey, priority);
     }
 
     public NewJob withIdempotencyKey(String key) {
-        return new NewJob(tenant, queue, task, payload, maxAttempts, delay, Optional.of(key));
+        return new NewJob(tenant, queue, task, payload, maxAttempts, delay, Optional.of(key), priority);
+    }
+
+    public NewJob withPriority(int newPriority) {
+        return new NewJob(tenant, queue, task, payload, maxAttempts, delay, idempotencyKey, newPriority);
     }
 }

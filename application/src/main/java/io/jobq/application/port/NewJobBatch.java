@@ -17,9 +17,11 @@ import java.util.Objects;
  * @param payloads 1..1,000 JSON texts, each as in {@link NewJob#payload()}
  * @param maxAttempts 1..100, as in {@link NewJob} ({@link JobLimits})
  * @param delay 0..365 days, as in {@link NewJob} ({@link JobLimits})
+ * @param priority 0..9, as in {@link NewJob}, for every job of the batch
  */
 public record NewJobBatch(
-        TenantId tenant, QueueName queue, TaskName task, List<String> payloads, int maxAttempts, Duration delay) {
+        TenantId tenant, QueueName queue, TaskName task, List<String> payloads, int maxAttempts, Duration delay,
+        int priority) {
     /** Most payloads in one batch. */
     public static final int MAX_SIZE = 1000;
 
@@ -39,5 +41,11 @@ public record NewJobBatch(
         }
         JobLimits.requireMaxAttempts(maxAttempts);
         JobLimits.requireDelay(delay);
+        JobLimits.requirePriority(priority);
+    }
+
+    /** A batch of priority 0. */
+    public NewJobBatch(TenantId tenant, QueueName queue, TaskName task, List<String> payloads, int maxAttempts, Duration delay) {
+        this(tenant, queue, task, payloads, maxAttempts, delay, 0);
     }
 }

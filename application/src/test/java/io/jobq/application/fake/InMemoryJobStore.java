@@ -228,7 +228,8 @@ public final class InMemoryJobStore implements JobStore {
             }
             requireStorablePayload(job.payload());
             Row row = insert(job.tenant(), job.queue(), job.task(), job.payload(), job.maxAttempts(), job.delay(),
-                    job.idempotencyKey());
+                    job.idempotencyKey(), job.priority());
+            reorderForPriority(job.queue(), job.tenant(), job.priority(), List.of(row));
             job.idempotencyKey().ifPresent(k -> idempotency.put(new IdempotencyKey(job.tenant(), k), row.id));
             return new EnqueueResult.Created(row.toJob());
         });
@@ -238,12 +239,13 @@ public final class InMemoryJobStore implements JobStore {
     public List<JobId> enqueueBatch(NewJobBatch batch) {
         return tx("enqueueBatch", () -> {
             batch.payloads().forEach(InMemoryJobStore::requireStorablePayload); // all or nothing
-            List<JobId> ids = new ArrayList<>();
+            List<Row> inserted = new ArrayList<>();
             for (String payload : batch.payloads()) {
-                ids.add(JobId.of(insert(batch.tenant(), batch.queue(), batch.task(), payload, batch.maxAttempts(),
-                        batch.delay(), Optional.empty()).id));
+                inserted.add(insert(batch.tenant(), batch.queue(), batch.task(), payload, batch.maxAttempts(),
+                        batch.delay(), Optional.empty(), batch.priority()));
             }
-            return ids;
+            reorderForPriority(batch.queue(), batch.tenant(), batch.priority(), inserted);
+            return inserted.stream().map(r -> JobId.of(r.id)).toList();
         });
     }
 
@@ -725,8 +727,14 @@ public final class InMemoryJobStore implements JobStore {
 
     private Row insert(TenantId tenant, QueueName queue, TaskName task, String payload, int maxAttempts, Duration delay,
             Optional<String> key) {
+        return insert(tenant, queue, task, payload, maxAttempts, delay, key, 0);
+    }
+
+    private Row insert(TenantId tenant, QueueName queue, TaskName task, String payload, int maxAttempts, Duration delay,
+            Optional<String> key, int priority) {
         Instant now = clock.instant();
         Row r = new Row(nextId++, tenant, queue, task, payload, maxAttempts, now, key);
+        r.priority = priority;
         rows.put(r.id, r);
         tenantRow(queue, tenant); // the tenant row exists from its first job, as the SQL upsert makes it
         if (delay.isZero()) {
@@ -737,6 +745,25 @@ public final class InMemoryJobStore implements JobStore {
             r.runAt = now.plus(delay);
         }
         return r;
+    }
+
+    /**
+     * As TenantPriority.REORDER: the new jobs (those queued) take the earliest tags among their tenant's
+     * queued jobs of lower priority ahead of them, which take the remaining tags in their own order.
+     */
+    private void reorderForPriority(QueueName queue, TenantId tenant, int priority, List<Row> inserted) {
+        List<Row> mine = inserted.stream().filter(r -> r.state == JobState.QUEUED).toList();
+        if (priority == 0 || mine.isEmpty()) return;
+        double first = mine.stream().mapToDouble(r -> r.vtime).min().orElseThrow();
+        List<Row> displaced = rows.values().stream()
+                .filter(r -> r.state == JobState.QUEUED && r.queue.equals(queue) && r.tenant.equals(tenant)
+                        && r.priority < priority && r.vtime < first)
+                .sorted(Comparator.comparingDouble((Row r) -> r.vtime).thenComparingLong(r -> r.id))
+                .toList();
+        List<Row> holders = new ArrayList<>(mine.stream().sorted(Comparator.comparingDouble((Row r) -> r.vtime)).toList());
+        holders.addAll(displaced);
+        List<Double> tags = holders.stream().map(r -> r.vtime).sorted().toList();
+        for (int i = 0; i < holders.size(); i++) holders.get(i).vtime = tags.get(i);
     }
 
     /** Queued with a fresh start tag: max(V, tenant's last tag) + 1/weight. */
@@ -779,6 +806,7 @@ public final class InMemoryJobStore implements JobStore {
         if (work) room = Math.min(room, (t.runMs == null ? 1 : WORK_WINDOW) - count(new TenantKey(queue, tenant), JobState.QUEUED));
         List<Row> held = rows.values().stream()
                 .filter(r -> r.state == JobState.HELD && r.queue.equals(queue) && r.tenant.equals(tenant))
+                .sorted(Comparator.comparingInt((Row r) -> -r.priority).thenComparingLong(r -> r.id))
                 .limit(Math.max(0, room))
                 .toList();
         double v = virtualTime(queue);
@@ -1007,6 +1035,7 @@ public final class InMemoryJobStore implements JobStore {
         int maxAttempts;
         JobState state;
         double vtime = Double.NaN;
+        int priority;
         /** Whether cancelling was asked while it ran. */
         boolean cancelRequested;
         /** The estimate, in ms, a work queue charged for the current tag; NaN when none is pending. */
@@ -1044,7 +1073,7 @@ public final class InMemoryJobStore implements JobStore {
                     maxAttempts,
                     state == JobState.RUNNING ? Optional.of(new Lease(lockedBy, lockedUntil)) : Optional.empty(),
                     lastError, idempotencyKey, createdAt, Optional.ofNullable(startedAt),
-                    Optional.ofNullable(finishedAt), cancelRequested);
+                    Optional.ofNullable(finishedAt), cancelRequested, priority);
         }
     }
 }

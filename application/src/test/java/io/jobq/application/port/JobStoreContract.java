@@ -892,6 +892,15 @@ public abstract class JobStoreContract {
         }
     }
 
+    /** Priorities within a tenant, on this store. */
+    @Nested
+    class Priorities extends PriorityContract {
+        @Override
+        protected JobStore store() {
+            return JobStoreContract.this.store();
+        }
+    }
+
     /** Cron schedules, on this store. */
     @Nested
     class Schedules extends SchedulesContract {

@@ -27,7 +27,7 @@ class JobContextTest {
         return new Job(JobId.of(42), TenantId.of("acme"), QueueName.DEFAULT, TaskName.of(task), payload,
                 Optional.empty(), JobState.RUNNING, OptionalDouble.of(1), t, attempt, maxAttempts,
                 Optional.of(new Lease(WorkerId.of("w-1"), t.plusSeconds(30))), Optional.empty(), Optional.empty(), t,
-                Optional.of(t), Optional.empty(), false);
+                Optional.of(t), Optional.empty(), false, 0);
     }
 
     static JobContext context(String task, String payload, int attempt) {
@@ -123,7 +123,7 @@ class JobContextTest {
         Job running = runningJob("noop", "{}", 1, 5);
         Job queued = new Job(running.id(), running.tenant(), running.queue(), running.task(), "{}", Optional.empty(),
                 JobState.QUEUED, OptionalDouble.of(1), running.runAt(), 0, 5, Optional.empty(), Optional.empty(),
-                Optional.empty(), running.createdAt(), Optional.empty(), Optional.empty(), false);
+                Optional.empty(), running.createdAt(), Optional.empty(), Optional.empty(), false, 0);
 
         assertThatThrownBy(() -> new JobContext(queued, MAPPER.createObjectNode(), MAPPER))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not running");

@@ -23,6 +23,8 @@ import java.util.OptionalDouble;
  * @param idempotencyKey the tenant-scoped key the job was enqueued with, if any
  * @param cancelRequested whether cancelling was asked while the job ran: its handler is told, and a run
  *     that ends other than in success makes it cancelled instead of retried
+ * @param priority 0..{@value JobLimits#MAX_PRIORITY}, higher first among its tenant's own jobs (never against
+ *     other tenants': start tags decide whose turn it is)
  */
 public record Job(
         JobId id,
@@ -42,7 +44,8 @@ public record Job(
         Instant createdAt,
         Optional<Instant> startedAt,
         Optional<Instant> finishedAt,
-        boolean cancelRequested) {
+        boolean cancelRequested,
+        int priority) {
 
     /** Default for {@code maxAttempts} when a request gives none. */
     public static final int DEFAULT_MAX_ATTEMPTS = 5;
@@ -74,6 +77,7 @@ public record Job(
         Objects.requireNonNull(finishedAt, "finishedAt");
         if (attempts < 0) throw new IllegalArgumentException("attempts must be >= 0, was " + attempts);
         if (maxAttempts < 1) throw new IllegalArgumentException("maxAttempts must be >= 1, was " + maxAttempts);
+        JobLimits.requirePriority(priority);
         if ((state == JobState.RUNNING) != lease.isPresent()) {
             throw new IllegalArgumentException("a job has a lease exactly while running; state " + state.dbName()
                     + (lease.isPresent() ? " with" : " without") + " a lease");

@@ -41,6 +41,35 @@ public final class JobLimits {
         return maxAttempts;
     }
 
+    /** Highest {@code priority}: 0 (the default) to 9, higher first within a tenant. */
+    public static final int MAX_PRIORITY = 9;
+
+    /**
+     * @return {@code priority}, when in 0..{@value #MAX_PRIORITY}
+     * @throws IllegalArgumentException naming {@code priority} otherwise
+     */
+    public static int requirePriority(int priority) {
+        if (priority < 0 || priority > MAX_PRIORITY) throw badPriority(Integer.toString(priority));
+        return priority;
+    }
+
+    /**
+     * {@code priority} from an exact number: {@code 3} and {@code 3.0} are 3.
+     *
+     * @throws IllegalArgumentException if it is not an integer in 0..9
+     */
+    public static int priorityOf(BigDecimal exact) {
+        if (exact.signum() < 0 || exact.compareTo(BigDecimal.valueOf(MAX_PRIORITY)) > 0 || exact.stripTrailingZeros().scale() > 0) {
+            throw badPriority(StoredText.excerpt(exact.toString()));
+        }
+        return exact.intValueExact();
+    }
+
+    private static IllegalArgumentException badPriority(String was) {
+        return new IllegalArgumentException("priority must be an integer 0-" + MAX_PRIORITY + " (higher runs first within"
+                + " the tenant), was " + was);
+    }
+
     /**
      * {@code max_attempts} from an exact number: {@code 3} and {@code 3.0} are 3.
      *
