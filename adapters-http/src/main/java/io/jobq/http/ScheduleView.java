@@ -12,7 +12,7 @@ import java.util.List;
  * A cron schedule as the API shows it; snake_case on the wire, instants ISO-8601 UTC.
  *
  * @param payload the job's payload, embedded JSON
- * @param revision 1 when created, plus one at each PUT
+ * @param revision a new, larger number at every PUT (a schedule deleted and created again included)
  * @param lastTick the latest tick fired (the instant it stands for), or null
  * @param lastJobId the job that tick enqueued, or null (it may since have been deleted by retention)
  * @param nextTick the next tick after now (this server's clock) and the latest fired, or null if none
@@ -45,7 +45,7 @@ public record ScheduleView(
             CronSchedule cron = CronSchedule.parse(s.cron(), CronSchedule.zone(s.timezone()));
             Instant since = s.since();
             next = cron.nextAfter(since.isAfter(now) ? since : now).orElse(null);
-        } catch (IllegalArgumentException e) {
+        } catch (RuntimeException e) { // a row that no longer parses, or a tick cron-utils cannot place
             error = e.getMessage();
         }
         return new ScheduleView(s.name().value(), s.cron(), s.timezone(), s.job().task().value(), s.job().payload(),

@@ -87,7 +87,7 @@ final class Enqueuer {
                         .coerce(JOBS).fetch(JobRows::toJob); // i.* lists the table's columns in order: read by position
                 if (jobs.stream().anyMatch(j -> j.state() == JobState.HELD)) jobs = releaseHeld(tx, queue, tenant, jobs);
                 if (priority == 0 || jobs.isEmpty()) return jobs;
-                TenantPriority.reorder(tx, queue.value(), tenant.value(), priority, jobs.stream().map(j -> j.id().value()).toList());
+                TenantPriority.reorder(tx, queue.value(), tenant.value(), priority);
                 return reread(tx, jobs);
             }
             return tx.resultQuery(JobqSchema.of(tx).sql(INSERT_SCHEDULED), queue.value(), tenant.value(), task.value(),

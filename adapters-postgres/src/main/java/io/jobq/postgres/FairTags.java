@@ -186,9 +186,11 @@ final class FairTags {
 
     /**
      * Releases a tenant's held jobs in one queue, as many as its cap and its queue allow now, highest
-     * priority first, then oldest (by id, the tenant's own order), each tagged and queued; the tenant is charged for them as a promotion
-     * would charge it. Binds: {0} queue, {1} tenant. Returns (released), notifying the queue's listeners
-     * on commit when it is above 0.
+     * priority first, then oldest (by id, the tenant's own order), each tagged and queued; the tenant is
+     * charged for them as a promotion would charge it. A held job another transaction holds (a cancel in an
+     * application's open transaction) is passed over, not waited for: the next release or sweep sees it.
+     * Binds: {0} queue, {1} tenant. Returns (released), notifying the queue's listeners on commit when it is
+     * above 0.
      * <ul>
      *   <li>Room: with a cap, {@code max_running - (its queued + running jobs)}, counted on
      *       {@code jobs_capped_active}; in a work queue also {@code WORK_WINDOW - its queued jobs}; the
@@ -254,7 +256,7 @@ final class FairTags {
                     WHERE h.state = 'held' AND h.queue = {0} AND h.tenant = {1}
                     ORDER BY h.priority DESC, h.id
                     LIMIT (SELECT n FROM room)
-                    FOR UPDATE) held
+                    FOR UPDATE SKIP LOCKED) held
             ), v AS MATERIALIZED (
                 SELECT %1$s AS v
             ), base AS MATERIALIZED (

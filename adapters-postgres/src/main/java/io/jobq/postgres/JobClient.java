@@ -127,12 +127,15 @@ public final class JobClient {
      * Cancels a job within the caller's transaction, as {@link PostgresJobStore#cancel} does in its own:
      * a scheduled, queued or held job becomes {@code cancelled}; a running one gets {@code cancel_requested}
      * (its worker tells the handler at its next heartbeat). The job's row stays locked until the caller's
-     * transaction ends, so a claim skips it meanwhile; a rollback undoes the cancel. The cap or work-window
-     * slot a queued job frees is handed on by the next maintenance pass (about a second), not at commit,
-     * which this client does not see.
+     * transaction ends, so a claim skips it meanwhile (and so do priority reorders and releases, which never
+     * wait for it); a rollback undoes the cancel. The cap or work-window slot a queued job frees is handed on
+     * by the next maintenance pass (about a second), not at commit, which this client does not see. At
+     * REPEATABLE READ or SERIALIZABLE, a job changed since the caller's snapshot (claimed, say) raises
+     * {@link ConcurrentUpdateException}: retry the caller's transaction.
      *
      * @return {@link CancelResult.Cancelled}, {@link CancelResult.Requested}, {@link CancelResult.Finished}
      *     (done or dead: nothing changed) or {@link CancelResult.NotFound}
+     * @throws ConcurrentUpdateException at REPEATABLE READ or above, as above
      * @throws io.jobq.application.port.StoreUnavailableException if the connection is broken
      */
     public CancelResult cancel(Connection connection, JobId id) {

@@ -36,11 +36,11 @@ final class ScheduleTable {
 
     /** {@code xmax = 0} only on a row this statement inserted: created, not replaced. */
     private static final String PUT = """
-            INSERT INTO jobq.schedules AS s (name, cron, timezone, tenant, queue, task, payload, max_attempts)
-            VALUES ({0}, {1}, {2}, {3}, {4}, {5}, {6}::jsonb, {7})
+            INSERT INTO jobq.schedules AS s (name, cron, timezone, tenant, queue, task, payload, max_attempts, revision)
+            VALUES ({0}, {1}, {2}, {3}, {4}, {5}, {6}::jsonb, {7}, nextval('jobq.schedule_revisions'))
             ON CONFLICT (name) DO UPDATE SET cron = excluded.cron, timezone = excluded.timezone, tenant = excluded.tenant,
                 queue = excluded.queue, task = excluded.task, payload = excluded.payload,
-                max_attempts = excluded.max_attempts, revision = s.revision + 1, updated_at = now()
+                max_attempts = excluded.max_attempts, revision = excluded.revision, updated_at = now()
             RETURNING %s, (s.xmax = 0) AS created""".formatted(COLUMNS);
 
     private static final String GET = "SELECT %s FROM jobq.schedules WHERE name = {0}".formatted(COLUMNS);

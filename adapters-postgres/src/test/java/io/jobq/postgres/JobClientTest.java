@@ -291,6 +291,43 @@ class JobClientTest {
             assertThat(orders()).containsExactly(2);
         }
 
+        /**
+         * A cancel inside an open application transaction holds the job's row: a priority enqueue of the same
+         * tenant (which reorders its queued jobs) and the maintenance sweep (which releases held jobs) pass
+         * the row by instead of waiting for it, so neither stalls nor deadlocks with the caller's next write.
+         */
+        @Test
+        void aCancelInAnOpenTransactionStallsNoPriorityEnqueueAndNoSweep() throws Exception {
+            PostgresJobStore store = new PostgresJobStore(db.dataSource());
+            TenantId t = TenantId.of("t");
+            Job pending = store.enqueue(NewJob.of(t, QueueName.DEFAULT, TASK, "{}")).job();
+            try (Connection c = callerTransaction()) {
+                client.cancel(c, pending.id()); // "replace the pending job": cancel it, then enqueue its replacement
+                java.util.concurrent.CompletableFuture<?> urgent = java.util.concurrent.CompletableFuture.runAsync(
+                        () -> store.enqueue(NewJob.of(t, QueueName.DEFAULT, TASK, "{}").withPriority(5)));
+                urgent.get(5, java.util.concurrent.TimeUnit.SECONDS);
+                client.enqueue(c, NewJob.of(t, QueueName.DEFAULT, TASK, "{}"));
+                c.commit();
+            }
+
+            store.configureTenant(io.jobq.application.port.TenantUpdate.cap(TenantId.of("capped"), QueueName.DEFAULT,
+                    Optional.of(io.jobq.domain.fairness.MaxRunning.of(1))));
+            Job first = store.enqueue(NewJob.of(TenantId.of("capped"), QueueName.DEFAULT, TASK, "{}")).job();
+            Job held = store.enqueue(NewJob.of(TenantId.of("capped"), QueueName.DEFAULT, TASK, "{}")).job();
+            Job next = store.enqueue(NewJob.of(TenantId.of("capped"), QueueName.DEFAULT, TASK, "{}")).job();
+            try (Connection c = callerTransaction()) {
+                client.cancel(c, held.id()); // stays locked while c is open
+                try (Connection other = db.newConnection()) {
+                    client.cancel(other, first.id()); // frees the cap's slot; the client leaves the release to the sweep
+                }
+                java.util.concurrent.CompletableFuture<Integer> sweep =
+                        java.util.concurrent.CompletableFuture.supplyAsync(() -> store.promoteDue(100));
+                assertThat(sweep.get(5, java.util.concurrent.TimeUnit.SECONDS)).as("released the next held job").isEqualTo(1);
+                c.rollback();
+            }
+            assertThat(store.get(next.id()).orElseThrow().state()).isEqualTo(JobState.QUEUED);
+        }
+
         @Test
         void aRunningJobIsAskedAndAFinishedOneIsLeftAlone() throws SQLException {
             PostgresJobStore store = new PostgresJobStore(db.dataSource());

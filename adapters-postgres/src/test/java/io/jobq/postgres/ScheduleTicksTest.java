@@ -45,18 +45,18 @@ class ScheduleTicksTest extends PostgresStoreTestCase {
     void theTicksKeyAloneRefusesATickTwiceAndWithoutItTheTickFiresTwice() {
         Schedule s = putEverySecond();
         Instant tick = s.updatedAt().truncatedTo(ChronoUnit.SECONDS).plusSeconds(2);
-        assertThat(store.fireSchedule(EVERY_SECOND, 1, tick)).isPresent();
+        assertThat(store.fireSchedule(EVERY_SECOND, s.revision(), tick)).isPresent();
 
         // take the forward-only guard away, as a lost update or a hand edit might
         db.execute("UPDATE schedules SET last_tick = NULL");
-        assertThat(store.fireSchedule(EVERY_SECOND, 1, tick)).as("refused by schedule_ticks_pkey").isEmpty();
+        assertThat(store.fireSchedule(EVERY_SECOND, s.revision(), tick)).as("refused by schedule_ticks_pkey").isEmpty();
         assertThat(jobs()).isEqualTo(1);
 
         // the wrong variant: no key on (schedule, tick)
         try {
             db.execute("ALTER TABLE schedule_ticks DROP CONSTRAINT schedule_ticks_pkey");
             db.execute("UPDATE schedules SET last_tick = NULL");
-            assertThat(store.fireSchedule(EVERY_SECOND, 1, tick)).as("nothing else stops it").isPresent();
+            assertThat(store.fireSchedule(EVERY_SECOND, s.revision(), tick)).as("nothing else stops it").isPresent();
             assertThat(jobs()).isEqualTo(2);
         } finally {
             db.emptyTables();

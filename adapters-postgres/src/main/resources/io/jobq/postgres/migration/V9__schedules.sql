@@ -4,9 +4,12 @@
 -- process tries to fire due ticks; exactly one job per tick comes out because firing a tick (one
 -- transaction) advances schedules.last_tick only forward and inserts (schedule, tick) into
 -- schedule_ticks, whose primary key refuses a second row for the same tick: no leader is needed.
--- revision grows with every PUT, so a firer that read the schedule before it was replaced fires nothing.
+-- revision is drawn from a sequence at every PUT (a deleted and re-created schedule gets a new one too),
+-- so a firer that read the schedule before it was replaced or re-created fires nothing.
 -- Fired ticks older than an hour before the latest are deleted as new ones fire (last_tick alone keeps
 -- old ticks from firing again); deleting a schedule deletes its ticks, not the jobs they enqueued.
+
+CREATE SEQUENCE schedule_revisions;
 
 CREATE TABLE schedules (
     name          varchar(128)  NOT NULL,
@@ -17,7 +20,7 @@ CREATE TABLE schedules (
     task          varchar(128)  NOT NULL,
     payload       jsonb         NOT NULL,
     max_attempts  integer       NOT NULL,
-    revision      bigint        NOT NULL DEFAULT 1,
+    revision      bigint        NOT NULL,
     created_at    timestamptz   NOT NULL DEFAULT now(),
     updated_at    timestamptz   NOT NULL DEFAULT now(),
     last_tick     timestamptz,
@@ -37,6 +40,8 @@ CREATE TABLE schedule_ticks (
 );
 
 -- [jooq ignore start]
+-- A row written by hand gets a revision of its own too.
+ALTER TABLE schedules ALTER COLUMN revision SET DEFAULT nextval('schedule_revisions');
 -- The same rules as jobs' (schema V2): names the domain can read, a payload PostgreSQL can hand back.
 ALTER TABLE schedules
     ADD CONSTRAINT schedules_name_valid CHECK (jobq_valid_name(name)),

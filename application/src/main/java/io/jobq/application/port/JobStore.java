@@ -38,13 +38,15 @@ public interface JobStore extends ScheduleStore {
      * idle workers of its queue are woken when the transaction commits. Positive delay: scheduled
      * at {@code now() + delay}; its start tag is assigned when it is promoted.
      *
-     * <p><b>Priority</b> reorders the tenant's own jobs only. A runnable job with a priority takes the
-     * earliest start tag among its tenant's queued jobs of lower priority, each of which moves one tag later
-     * (the last takes the new job's own tag): the tenant's set of tags, which is all that other tenants see,
-     * is exactly what the enqueue makes without priority, so the job runs at its tenant's next turn and the
-     * tenant gets no more turns than before. It costs one update of those lower-priority jobs. Held jobs (a
-     * cap, a work queue's window) are released highest priority first. A delayed job's priority orders it
-     * only among held jobs: promotion tags it at its tenant's back.
+     * <p><b>Priority</b> reorders the tenant's own jobs only. After an enqueue with priority p, the tenant's
+     * queued jobs from its first one of lower priority than p onwards take their tags again in order of
+     * priority (then of their tags): the new job runs ahead of every job of lower priority, behind every
+     * one of equal or higher priority, and the tenant's set of tags, which is all that other tenants see,
+     * is exactly what the enqueue makes without priority, so the tenant gets no more turns than before.
+     * It costs one update of the jobs that move; jobs another transaction holds stay where they are. Held
+     * jobs (a cap, a work queue's window) are released highest priority first. Promotion (a delayed job,
+     * a retry) tags a job at its tenant's back whatever its priority; the tenant's next prioritised
+     * enqueue sorts it in.
      *
      * @return {@link EnqueueResult.Created}, or {@link EnqueueResult.Existing} with the original job
      *     when the tenant already used {@code job.idempotencyKey()}; in that case nothing was written

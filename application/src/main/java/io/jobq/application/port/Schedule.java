@@ -12,7 +12,8 @@ import java.util.Optional;
  * @param cron the expression's text and {@code timezone} its zone id, as stored: a row written by hand may
  *     not parse, so readers parse them ({@link io.jobq.application.schedule.CronSchedule#parse}) and handle the error
  * @param job the job each tick enqueues
- * @param revision 1 when created, plus one at every {@code PUT}; a firer that read an older revision fires nothing
+ * @param revision a new, larger number at every {@code PUT} (also when a deleted schedule is created again);
+ *     a firer that read another revision fires nothing
  * @param createdAt when the schedule was created, by the store's clock
  * @param updatedAt when it was last set (created or replaced), by the store's clock; no tick at or before it fires
  * @param lastTick the latest tick fired, if any; ticks are fired in increasing order only

@@ -6,6 +6,7 @@ import com.cronutils.model.definition.CronDefinitionBuilder;
 import com.cronutils.model.time.ExecutionTime;
 import com.cronutils.parser.CronParser;
 import java.time.DateTimeException;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
@@ -13,6 +14,8 @@ import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.temporal.ChronoUnit;
 import java.time.zone.ZoneOffsetTransition;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -41,6 +44,13 @@ public final class CronSchedule {
     public static final int MAX_LENGTH = 200;
     /** Bound on the steps one lookup takes across merged or repeated wall-clock ticks (a DST change is at most hours). */
     private static final int MAX_STEPS = 10_000;
+    /**
+     * How far from a time-zone change wall-clock order and instant order may differ: changes move clocks by
+     * at most 2 hours. Near one, lookups compare every tick within this distance (a 1-second schedule: about
+     * 20,000 ticks a lookup, for a few hours twice a year).
+     */
+    private static final Duration NEAR_A_CHANGE = Duration.ofHours(3);
+    private static final int MAX_CAREFUL_STEPS = 100_000;
 
     private static final CronParser FIVE_FIELDS = new CronParser(CronDefinitionBuilder.instanceDefinitionFor(CronType.UNIX));
     private static final CronParser SIX_FIELDS = new CronParser(CronDefinitionBuilder.instanceDefinitionFor(CronType.SPRING53));
@@ -85,10 +95,33 @@ public final class CronSchedule {
             throw new IllegalArgumentException("cron is not valid: " + e.getMessage(), e);
         }
         CronSchedule schedule = new CronSchedule(text, zone, times);
-        if (schedule.nextAfter(Instant.EPOCH).isEmpty()) {
-            throw new IllegalArgumentException("cron never fires: " + text);
-        }
+        schedule.probe();
         return schedule;
+    }
+
+    /**
+     * Looks ticks up from every month of a common and of a leap year: cron-utils accepts some expressions
+     * it later fails to place in some months ({@code 0 0 0 31W * ?} in February), and a schedule that parses
+     * must never fail when fired.
+     *
+     * @throws IllegalArgumentException "cron never fires" or "cron is not supported"
+     */
+    private void probe() {
+        boolean fires = false;
+        try {
+            for (int year : new int[] {2026, 2028}) {
+                for (int month = 1; month <= 12; month++) {
+                    for (int day : new int[] {1, 28}) {
+                        Instant at = LocalDateTime.of(year, month, day, 12, 0).atZone(zone).toInstant();
+                        fires |= nextAfter(at).isPresent();
+                        latestAtOrBefore(at);
+                    }
+                }
+            }
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("cron is not supported: " + expression + " (" + e.getMessage() + ")", e);
+        }
+        if (!fires) throw new IllegalArgumentException("cron never fires: " + expression);
     }
 
     /**
@@ -118,8 +151,57 @@ public final class CronSchedule {
     /**
      * The first tick strictly after {@code after}, or empty if the expression has no later tick (a
      * year-bounded one, say).
+     *
+     * @throws IllegalStateException if cron-utils fails to place a tick (never for a schedule that {@link #parse}d)
      */
     public Optional<Instant> nextAfter(Instant after) {
+        Optional<Instant> inWallOrder = nextInWallOrder(after);
+        Instant horizon = inWallOrder.orElse(after).plus(NEAR_A_CHANGE);
+        if (!changeBetween(after.minus(NEAR_A_CHANGE), horizon)) return inWallOrder;
+        // Near a change a tick moved past a gap can fall after later wall-clock ticks: take the least instant.
+        Instant best = inWallOrder.orElse(null);
+        for (LocalDateTime wall : wallTicks(after.minus(NEAR_A_CHANGE), horizon)) {
+            Instant tick = instantOf(wall);
+            if (tick.isAfter(after) && (best == null || tick.isBefore(best))) best = tick;
+        }
+        return Optional.ofNullable(best);
+    }
+
+    /** The latest tick at or before {@code at}, or empty if there is none. Errors as {@link #nextAfter}. */
+    public Optional<Instant> latestAtOrBefore(Instant at) {
+        Optional<Instant> inWallOrder = latestInWallOrder(at);
+        Instant from = inWallOrder.orElse(at).minus(NEAR_A_CHANGE);
+        if (!changeBetween(from, at.plus(NEAR_A_CHANGE))) return inWallOrder;
+        // Near a change (the repeated hour's second pass, a gap that is not a whole hour) take the greatest instant.
+        Instant best = inWallOrder.orElse(null);
+        for (LocalDateTime wall : wallTicks(from, at.plus(NEAR_A_CHANGE))) {
+            Instant tick = instantOf(wall);
+            if (!tick.isAfter(at) && (best == null || tick.isAfter(best))) best = tick;
+        }
+        return Optional.ofNullable(best);
+    }
+
+    private boolean changeBetween(Instant from, Instant to) {
+        ZoneOffsetTransition next = zone.getRules().nextTransition(from);
+        return next != null && !next.getInstant().isAfter(to);
+    }
+
+    /** The wall-clock ticks between the wall-clock readings of two instants (at most {@value #MAX_CAREFUL_STEPS}). */
+    private List<LocalDateTime> wallTicks(Instant from, Instant to) {
+        LocalDateTime cursor = from.atZone(zone).toLocalDateTime().truncatedTo(ChronoUnit.SECONDS);
+        LocalDateTime end = to.atZone(zone).toLocalDateTime();
+        List<LocalDateTime> out = new ArrayList<>();
+        for (int step = 0; step < MAX_CAREFUL_STEPS; step++) {
+            Optional<ZonedDateTime> next = next(cursor);
+            if (next.isEmpty() || next.get().toLocalDateTime().isAfter(end)) break;
+            cursor = next.get().toLocalDateTime();
+            out.add(cursor);
+        }
+        return out;
+    }
+
+    /** The first tick after {@code after} walking wall-clock ticks in order: exact away from time-zone changes. */
+    private Optional<Instant> nextInWallOrder(Instant after) {
         ZonedDateTime at = after.atZone(zone);
         LocalDateTime cursor = at.toLocalDateTime().truncatedTo(ChronoUnit.SECONDS); // ticks fall on whole seconds
         ZoneOffsetTransition change = zone.getRules().getTransition(cursor);
@@ -128,7 +210,7 @@ public final class CronSchedule {
             cursor = change.getDateTimeBefore().minusNanos(1);
         }
         for (int step = 0; step < MAX_STEPS; step++) {
-            Optional<ZonedDateTime> next = times.nextExecution(cursor.atZone(ZoneOffset.UTC));
+            Optional<ZonedDateTime> next = next(cursor);
             if (next.isEmpty()) return Optional.empty();
             cursor = next.get().toLocalDateTime();
             Instant tick = instantOf(cursor);
@@ -137,12 +219,12 @@ public final class CronSchedule {
         return Optional.empty();
     }
 
-    /** The latest tick at or before {@code at}, or empty if there is none. */
-    public Optional<Instant> latestAtOrBefore(Instant at) {
+    /** The latest tick at or before {@code at} walking wall-clock ticks back: exact away from time-zone changes. */
+    private Optional<Instant> latestInWallOrder(Instant at) {
         // cron-utils looks strictly before its argument, at whole seconds: one second on, a tick exactly at `at` counts
         LocalDateTime cursor = at.atZone(zone).toLocalDateTime().truncatedTo(ChronoUnit.SECONDS).plusSeconds(1);
         for (int step = 0; step < MAX_STEPS; step++) {
-            Optional<ZonedDateTime> last = times.lastExecution(cursor.atZone(ZoneOffset.UTC));
+            Optional<ZonedDateTime> last = last(cursor);
             if (last.isEmpty()) return Optional.empty();
             cursor = last.get().toLocalDateTime();
             Instant tick = instantOf(cursor);
@@ -158,6 +240,25 @@ public final class CronSchedule {
      */
     public Optional<Instant> dueTick(Instant since, Instant now) {
         return latestAtOrBefore(now).filter(tick -> tick.isAfter(since));
+    }
+
+    /** cron-utils' next wall-clock tick after {@code wall}; its failures (a date it cannot place) as IllegalStateException. */
+    private Optional<ZonedDateTime> next(LocalDateTime wall) {
+        try {
+            return times.nextExecution(wall.atZone(ZoneOffset.UTC));
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("cron-utils could not find the tick of " + expression + " after " + wall + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
+    private Optional<ZonedDateTime> last(LocalDateTime wall) {
+        try {
+            return times.lastExecution(wall.atZone(ZoneOffset.UTC));
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("cron-utils could not find the tick of " + expression + " before " + wall + ": "
+                    + e.getMessage(), e);
+        }
     }
 
     /** A wall-clock time as an instant: a time in a gap moves forward by the gap's length, a repeated one takes the earlier offset. */

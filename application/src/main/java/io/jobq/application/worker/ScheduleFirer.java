@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Ticks are judged by the store's clock and the pause is a difference of two readings of it, so a worker
  * whose own clock is off fires on time all the same. A stored schedule whose cron or time zone no longer
- * parses (a hand edit) is logged at WARN once per revision and skipped; a failed read or fire is reported
+ * parses (a hand edit) is logged at WARN once and skipped; a failed read or fire is reported
  * and tried again at the next pass, after {@link OutageBackoff}'s pause when the store is down.
  */
 final class ScheduleFirer {
@@ -39,7 +39,6 @@ final class ScheduleFirer {
     /** How far past a tick to wake: the next pass then reads a clock that has reached it. */
     static final Duration PAST_TICK = Duration.ofMillis(2);
 
-    private record Parsed(long revision, Optional<CronSchedule> cron) {}
 
     private final JobStore store;
     private final WorkerId worker;
@@ -47,8 +46,11 @@ final class ScheduleFirer {
     private final ErrorReporter errors;
     private final StopLatch stop;
     private final OutageBackoff outage;
-    /** Parsed expressions by schedule name, kept while the schedule's revision is the same. */
-    private final Map<String, Parsed> parsed = new HashMap<>();
+    /**
+     * Parsed expressions by their text and time zone (not by name and revision: a row edited by hand keeps
+     * its revision), empty for those that do not parse; kept while some schedule uses them.
+     */
+    private final Map<String, Optional<CronSchedule>> parsed = new HashMap<>();
 
     ScheduleFirer(JobStore store, WorkerId worker, WakeSignal claimSignal, ErrorReporter errors, StopLatch stop,
             OutageBackoff outage) {
@@ -84,17 +86,22 @@ final class ScheduleFirer {
         for (Schedule s : all) {
             Optional<CronSchedule> cron = parse(s);
             if (cron.isEmpty()) continue;
-            Instant since = s.since();
-            Optional<Instant> due = cron.get().dueTick(since, now);
-            if (due.isPresent()) {
-                fire(s, due.get());
-                since = due.get();
+            try {
+                Instant since = s.since();
+                Optional<Instant> due = cron.get().dueTick(since, now);
+                if (due.isPresent()) {
+                    fire(s, due.get());
+                    since = due.get();
+                }
+                Optional<Instant> next = cron.get().nextAfter(since.isAfter(now) ? since : now);
+                if (next.isPresent() && next.get().isBefore(wake)) wake = next.get();
+            } catch (RuntimeException e) {
+                // one schedule's failure (cron-utils throwing on a date it cannot place) must not stop the others
+                errors.maintenanceError("schedule " + s.name(), e);
             }
-            Optional<Instant> next = cron.get().nextAfter(since.isAfter(now) ? since : now);
-            if (next.isPresent() && next.get().isBefore(wake)) wake = next.get();
         }
-        Set<String> names = all.stream().map(s -> s.name().value()).collect(Collectors.toSet());
-        parsed.keySet().retainAll(names);
+        Set<String> inUse = all.stream().map(ScheduleFirer::key).collect(Collectors.toSet());
+        parsed.keySet().retainAll(inUse);
         Duration pause = Duration.between(now, wake).plus(PAST_TICK);
         return pause.compareTo(MIN_PAUSE) < 0 ? MIN_PAUSE : pause.compareTo(MAX_PAUSE) > 0 ? MAX_PAUSE : pause;
     }
@@ -112,9 +119,13 @@ final class ScheduleFirer {
         }
     }
 
+    private static String key(Schedule s) {
+        return s.timezone() + "\n" + s.cron();
+    }
+
     private Optional<CronSchedule> parse(Schedule s) {
-        Parsed p = parsed.get(s.name().value());
-        if (p != null && p.revision() == s.revision()) return p.cron();
+        Optional<CronSchedule> known = parsed.get(key(s));
+        if (known != null) return known;
         Optional<CronSchedule> cron;
         try {
             cron = Optional.of(CronSchedule.parse(s.cron(), CronSchedule.zone(s.timezone())));
@@ -124,7 +135,7 @@ final class ScheduleFirer {
                             e.getMessage());
             cron = Optional.empty();
         }
-        parsed.put(s.name().value(), new Parsed(s.revision(), cron));
+        parsed.put(key(s), cron);
         return cron;
     }
 }

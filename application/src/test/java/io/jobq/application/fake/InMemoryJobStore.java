@@ -229,7 +229,7 @@ public final class InMemoryJobStore implements JobStore {
             requireStorablePayload(job.payload());
             Row row = insert(job.tenant(), job.queue(), job.task(), job.payload(), job.maxAttempts(), job.delay(),
                     job.idempotencyKey(), job.priority());
-            reorderForPriority(job.queue(), job.tenant(), job.priority(), List.of(row));
+            reorderForPriority(job.queue(), job.tenant(), job.priority());
             job.idempotencyKey().ifPresent(k -> idempotency.put(new IdempotencyKey(job.tenant(), k), row.id));
             return new EnqueueResult.Created(row.toJob());
         });
@@ -244,7 +244,7 @@ public final class InMemoryJobStore implements JobStore {
                 inserted.add(insert(batch.tenant(), batch.queue(), batch.task(), payload, batch.maxAttempts(),
                         batch.delay(), Optional.empty(), batch.priority()));
             }
-            reorderForPriority(batch.queue(), batch.tenant(), batch.priority(), inserted);
+            reorderForPriority(batch.queue(), batch.tenant(), batch.priority());
             return inserted.stream().map(r -> JobId.of(r.id)).toList();
         });
     }
@@ -748,21 +748,21 @@ public final class InMemoryJobStore implements JobStore {
     }
 
     /**
-     * As TenantPriority.REORDER: the new jobs (those queued) take the earliest tags among their tenant's
-     * queued jobs of lower priority ahead of them, which take the remaining tags in their own order.
+     * As TenantPriority.REORDER: the tenant's queued jobs from its first one of lower priority than
+     * {@code priority} onwards take their pooled tags again by (priority, highest first; then tag order).
      */
-    private void reorderForPriority(QueueName queue, TenantId tenant, int priority, List<Row> inserted) {
-        List<Row> mine = inserted.stream().filter(r -> r.state == JobState.QUEUED).toList();
-        if (priority == 0 || mine.isEmpty()) return;
-        double first = mine.stream().mapToDouble(r -> r.vtime).min().orElseThrow();
-        List<Row> displaced = rows.values().stream()
-                .filter(r -> r.state == JobState.QUEUED && r.queue.equals(queue) && r.tenant.equals(tenant)
-                        && r.priority < priority && r.vtime < first)
+    private void reorderForPriority(QueueName queue, TenantId tenant, int priority) {
+        if (priority == 0) return;
+        List<Row> queued = rows.values().stream()
+                .filter(r -> r.state == JobState.QUEUED && r.queue.equals(queue) && r.tenant.equals(tenant))
                 .sorted(Comparator.comparingDouble((Row r) -> r.vtime).thenComparingLong(r -> r.id))
                 .toList();
-        List<Row> holders = new ArrayList<>(mine.stream().sorted(Comparator.comparingDouble((Row r) -> r.vtime)).toList());
-        holders.addAll(displaced);
-        List<Double> tags = holders.stream().map(r -> r.vtime).sorted().toList();
+        int first = 0;
+        while (first < queued.size() && queued.get(first).priority >= priority) first++;
+        List<Row> suffix = queued.subList(first, queued.size());
+        List<Double> tags = suffix.stream().map(r -> r.vtime).toList(); // already in order
+        List<Row> holders = suffix.stream().sorted(Comparator.comparingInt((Row r) -> -r.priority)
+                .thenComparingDouble(r -> r.vtime).thenComparingLong(r -> r.id)).toList();
         for (int i = 0; i < holders.size(); i++) holders.get(i).vtime = tags.get(i);
     }
 

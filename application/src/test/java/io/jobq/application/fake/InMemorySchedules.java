@@ -24,11 +24,13 @@ final class InMemorySchedules {
 
     private final TreeMap<String, Schedule> rows = new TreeMap<>();
     private final Set<Tick> fired = new HashSet<>();
+    /** As schema V9's sequence: revisions are never reused, not even by a schedule created again. */
+    private long revisions;
 
     ScheduleWrite put(ScheduleDefinition d, Instant now) {
         Schedule before = rows.get(d.name().value());
         Schedule after = new Schedule(d.name(), d.cron().expression(), d.cron().zone().getId(), d.job(),
-                before == null ? 1 : before.revision() + 1, before == null ? now : before.createdAt(), now,
+                ++revisions, before == null ? now : before.createdAt(), now,
                 before == null ? Optional.empty() : before.lastTick(), before == null ? Optional.empty() : before.lastJob());
         rows.put(d.name().value(), after);
         return new ScheduleWrite(after, before == null);

@@ -87,6 +87,29 @@ public abstract class PriorityContract {
     }
 
     @Test
+    void aNewJobStaysBehindAnOlderOneOfEqualPriorityReleasedBeforeIt() {
+        store().configureTenant(TenantUpdate.cap(A, Q, Optional.of(MaxRunning.of(3))));
+        List<Job> abc = new ArrayList<>();
+        for (int i = 0; i < 3; i++) abc.add(store().enqueue(NewJob.of(A, Q, TASK, "{}")).job());
+        Job held = store().enqueue(NewJob.of(A, Q, TASK, "{}").withPriority(5)).job();
+        store().cancel(abc.get(1).id());
+        store().cancel(abc.get(2).id()); // room: the held urgent job is released, tagged at the tenant's back
+        Job newer = store().enqueue(NewJob.of(A, Q, TASK, "{}").withPriority(5)).job();
+        assertThat(drain(Q)).extracting(Job::id).containsExactly(held.id(), newer.id(), abc.getFirst().id());
+    }
+
+    @Test
+    void aJobTaggedAtTheBackWithAHigherPriorityIsNotPassed() {
+        Job d = store().enqueue(NewJob.of(A, Q, TASK, "{}").withPriority(5)).job();
+        Job claimed = store().claim(new ClaimRequest(List.of(Q), W1, 1, LEASE)).getFirst();
+        store().fail(claimed.fencingToken(), "boom", JobStoreContract.DEAD);
+        Job a = store().enqueue(NewJob.of(A, Q, TASK, "{}")).job();
+        store().retryDead(d.id()); // requeued with a fresh tag, behind a
+        Job n = store().enqueue(NewJob.of(A, Q, TASK, "{}").withPriority(3)).job();
+        assertThat(drain(Q)).extracting(Job::id).containsExactly(d.id(), n.id(), a.id());
+    }
+
+    @Test
     void aCappedTenantsHeldJobsAreReleasedHighestPriorityFirst() {
         store().configureTenant(TenantUpdate.cap(A, Q, Optional.of(MaxRunning.of(1))));
         enqueue(A, Q, 3, 0);

@@ -48,14 +48,14 @@ public abstract class SchedulesContract {
     void aScheduleIsCreatedThenReplacedUnderANewRevision() {
         ScheduleStore.ScheduleWrite created = store().putSchedule(every("0 3 * * *", NIGHTLY));
         assertThat(created.created()).isTrue();
-        assertThat(created.schedule().revision()).isEqualTo(1);
+        assertThat(created.schedule().revision()).isPositive();
         assertThat(created.schedule().cron()).isEqualTo("0 3 * * *");
         assertThat(created.schedule().timezone()).isEqualTo("Z");
         assertThat(created.schedule().lastTick()).isEmpty();
 
         ScheduleStore.ScheduleWrite replaced = store().putSchedule(every("*/5 * * * * *", NIGHTLY));
         assertThat(replaced.created()).isFalse();
-        assertThat(replaced.schedule().revision()).isEqualTo(2);
+        assertThat(replaced.schedule().revision()).isGreaterThan(created.schedule().revision());
         assertThat(replaced.schedule().createdAt()).isEqualTo(created.schedule().createdAt());
         assertThat(replaced.schedule().updatedAt()).isAfterOrEqualTo(created.schedule().updatedAt());
         assertThat(store().schedule(NIGHTLY)).contains(replaced.schedule());
@@ -69,7 +69,7 @@ public abstract class SchedulesContract {
         Schedule s = store().putSchedule(every("* * * * * *", NIGHTLY)).schedule();
         Instant t1 = tickAfter(s, 2);
 
-        Optional<JobId> fired = store().fireSchedule(NIGHTLY, 1, t1);
+        Optional<JobId> fired = store().fireSchedule(NIGHTLY, s.revision(), t1);
         assertThat(fired).isPresent();
         Job job = store().get(fired.get()).orElseThrow();
         assertThat(job.state()).isEqualTo(JobState.QUEUED);
@@ -78,9 +78,9 @@ public abstract class SchedulesContract {
         assertThat(job.task()).isEqualTo(TASK);
         assertThat(job.maxAttempts()).isEqualTo(3);
 
-        assertThat(store().fireSchedule(NIGHTLY, 1, t1)).as("the same tick again").isEmpty();
-        assertThat(store().fireSchedule(NIGHTLY, 1, t1.minusSeconds(1))).as("an earlier tick").isEmpty();
-        Optional<JobId> next = store().fireSchedule(NIGHTLY, 1, t1.plusSeconds(1));
+        assertThat(store().fireSchedule(NIGHTLY, s.revision(), t1)).as("the same tick again").isEmpty();
+        assertThat(store().fireSchedule(NIGHTLY, s.revision(), t1.minusSeconds(1))).as("an earlier tick").isEmpty();
+        Optional<JobId> next = store().fireSchedule(NIGHTLY, s.revision(), t1.plusSeconds(1));
         assertThat(next).isPresent().isNotEqualTo(fired);
 
         Schedule after = store().schedule(NIGHTLY).orElseThrow();
@@ -102,21 +102,25 @@ public abstract class SchedulesContract {
     @Test
     void noTickAtOrBeforeTheLastChangeFires() {
         Schedule s = store().putSchedule(every("* * * * * *", NIGHTLY)).schedule();
-        assertThat(store().fireSchedule(NIGHTLY, 1, s.updatedAt())).isEmpty();
-        assertThat(store().fireSchedule(NIGHTLY, 1, s.updatedAt().minusSeconds(60))).isEmpty();
+        assertThat(store().fireSchedule(NIGHTLY, s.revision(), s.updatedAt())).isEmpty();
+        assertThat(store().fireSchedule(NIGHTLY, s.revision(), s.updatedAt().minusSeconds(60))).isEmpty();
         assertThat(store().list(JobQuery.firstPage())).isEmpty();
     }
 
     @Test
     void deletingAScheduleKeepsTheJobsItEnqueued() {
         Schedule s = store().putSchedule(every("* * * * * *", NIGHTLY)).schedule();
-        JobId job = store().fireSchedule(NIGHTLY, 1, tickAfter(s, 2)).orElseThrow();
+        JobId job = store().fireSchedule(NIGHTLY, s.revision(), tickAfter(s, 2)).orElseThrow();
 
         assertThat(store().deleteSchedule(NIGHTLY)).isTrue();
         assertThat(store().deleteSchedule(NIGHTLY)).isFalse();
         assertThat(store().schedule(NIGHTLY)).isEmpty();
-        assertThat(store().fireSchedule(NIGHTLY, 1, tickAfter(s, 3))).as("a deleted schedule").isEmpty();
+        assertThat(store().fireSchedule(NIGHTLY, s.revision(), tickAfter(s, 3))).as("a deleted schedule").isEmpty();
         assertThat(store().get(job)).isPresent();
+
+        Schedule again = store().putSchedule(every("* * * * * *", NIGHTLY)).schedule();
+        assertThat(again.revision()).as("created again: a revision never seen").isGreaterThan(s.revision());
+        assertThat(store().fireSchedule(NIGHTLY, s.revision(), tickAfter(again, 2))).as("the deleted one's revision").isEmpty();
     }
 
     @Test
@@ -126,7 +130,7 @@ public abstract class SchedulesContract {
         ExecutorService pool = Executors.newFixedThreadPool(8);
         try {
             List<Callable<Optional<JobId>>> firers = new ArrayList<>();
-            for (int i = 0; i < 8; i++) firers.add(() -> store().fireSchedule(NIGHTLY, 1, tick));
+            for (int i = 0; i < 8; i++) firers.add(() -> store().fireSchedule(NIGHTLY, s.revision(), tick));
             List<Optional<JobId>> results = new ArrayList<>();
             for (Future<Optional<JobId>> f : pool.invokeAll(firers)) results.add(f.get());
             assertThat(results.stream().filter(Optional::isPresent)).hasSize(1);

@@ -57,6 +57,26 @@ class CronScheduleTest {
     }
 
     @Test
+    void aGapThatIsNotAWholeHourLosesNoTick() {
+        // Lord Howe Island moves from +10:30 to +11:00 at 02:00 (2026-10-04): 02:00 and 02:20 fall in the gap and
+        // move to 02:30 and 02:50, around the real 02:40; all three fire, in instant order
+        CronSchedule at20s = CronSchedule.parse("*/20 2 * * *", ZoneId.of("Australia/Lord_Howe"));
+        assertThat(ticks(at20s, Instant.parse("2026-10-03T12:00:00Z"), 3)).containsExactly(
+                Instant.parse("2026-10-03T15:30:00Z"), Instant.parse("2026-10-03T15:40:00Z"), Instant.parse("2026-10-03T15:50:00Z"));
+        assertThat(at20s.latestAtOrBefore(Instant.parse("2026-10-03T15:45:00Z"))).contains(Instant.parse("2026-10-03T15:40:00Z"));
+    }
+
+    @Test
+    void inTheRepeatedHourTheLatestTickIsTheLatestInstantNotTheLatestWallClockTime() {
+        // at 01:20Z it is 02:20 in the repeated hour's second pass; the latest tick fired is 02:45 of the first (00:45Z)
+        CronSchedule quarterly = CronSchedule.parse("*/15 * * * *", BERLIN);
+        assertThat(quarterly.latestAtOrBefore(Instant.parse("2024-10-27T01:20:00Z"))).contains(Instant.parse("2024-10-27T00:45:00Z"));
+        // so workers back at 01:20Z after an outage since 00:00Z fire one tick, not three
+        assertThat(quarterly.dueTick(Instant.parse("2024-10-27T00:00:00Z"), Instant.parse("2024-10-27T01:20:00Z")))
+                .contains(Instant.parse("2024-10-27T00:45:00Z"));
+    }
+
+    @Test
     void theLatestTickCountsATickExactlyAtNow() {
         CronSchedule everyMinute = CronSchedule.parse("* * * * *", UTC);
         assertThat(everyMinute.latestAtOrBefore(Instant.parse("2026-12-01T10:01:00Z"))).contains(Instant.parse("2026-12-01T10:01:00Z"));
@@ -87,6 +107,8 @@ class CronScheduleTest {
             "'@daily',            cron must have 5 fields",
             "'a b c d e',         cron is not valid",
             "'0 0 30 2 *',        cron never fires",
+            // cron-utils parses it, then cannot place the 31st's weekday in a month without one
+            "'0 0 0 31W * ?',     cron is not supported",
     })
     void badExpressionsAreRefusedNamingCron(String cron, String message) {
         assertThatThrownBy(() -> CronSchedule.parse(cron, UTC)).isInstanceOf(IllegalArgumentException.class)

@@ -1,0 +1,84 @@
+package io.jobq.application.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.jobq.application.fake.InMemoryJobStore;
+import io.jobq.application.fake.ManualClock;
+import io.jobq.application.port.JobQuery;
+import io.jobq.application.port.NewJob;
+import io.jobq.application.port.ScheduleDefinition;
+import io.jobq.application.schedule.CronSchedule;
+import io.jobq.domain.job.QueueName;
+import io.jobq.domain.job.TaskName;
+import io.jobq.domain.lease.WorkerId;
+import io.jobq.domain.schedule.ScheduleName;
+import io.jobq.domain.tenant.TenantId;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import org.junit.jupiter.api.Test;
+
+/** The firing role over the in-memory store and a manual clock: pauses, missed ticks, several firers, re-created schedules. */
+class ScheduleFirerTest {
+    private static final ScheduleName NAME = ScheduleName.of("report");
+
+    private final ManualClock clock = new ManualClock(Instant.parse("2026-12-01T00:00:00Z"));
+    private final InMemoryJobStore store = new InMemoryJobStore(clock);
+
+    private ScheduleFirer firer() {
+        WorkerId id = WorkerId.of("w");
+        return new ScheduleFirer(store, id, new WakeSignal(), new ErrorReporter(id, WorkerListener.NONE, FatalErrorPolicy.HALT),
+                new StopLatch(), OutageBackoff.of(WorkerSettings.DEFAULTS));
+    }
+
+    private void put(String cron, String task) {
+        store.putSchedule(new ScheduleDefinition(NAME, CronSchedule.parse(cron, ZoneOffset.UTC),
+                NewJob.of(TenantId.DEFAULT, QueueName.DEFAULT, TaskName.of(task), "{}")));
+    }
+
+    private long jobs() {
+        return store.list(JobQuery.firstPage()).size();
+    }
+
+    @Test
+    void firesEachDueTickOnceWhateverTheNumberOfFirersAndPausesUntilTheNextTick() {
+        put("* * * * *", "t");
+        ScheduleFirer a = firer();
+        ScheduleFirer b = firer();
+        clock.advance(Duration.ofSeconds(30));
+        assertThat(a.pass()).as("nothing due; back within the longest pause").isEqualTo(ScheduleFirer.MAX_PAUSE);
+        assertThat(jobs()).isZero();
+
+        clock.advance(Duration.ofSeconds(30)); // 00:01:00
+        a.pass();
+        b.pass();
+        assertThat(jobs()).as("one tick, two firers").isEqualTo(1);
+        clock.advance(Duration.ofMillis(59_500));
+        assertThat(a.pass()).as("half a second to the next tick").isEqualTo(Duration.ofMillis(502));
+    }
+
+    @Test
+    void afterAnOutageOneJobNotOnePerMissedTick() {
+        put("* * * * *", "t");
+        ScheduleFirer a = firer();
+        clock.advance(Duration.ofMinutes(1));
+        a.pass();
+        clock.advance(Duration.ofMinutes(10).plusSeconds(5));
+        a.pass();
+        a.pass();
+        assertThat(jobs()).isEqualTo(2);
+    }
+
+    @Test
+    void aScheduleDeletedAndCreatedAgainFiresItsNewCronOnly() {
+        put("* * * * *", "old");
+        ScheduleFirer a = firer();
+        a.pass(); // knows the old expression
+        store.deleteSchedule(NAME);
+        put("0 3 * * *", "new");
+        clock.advance(Duration.ofMinutes(5));
+        a.pass();
+        assertThat(jobs()).as("nothing until 03:00").isZero();
+        assertThat(store.schedule(NAME).orElseThrow().lastTick()).isEmpty();
+    }
+}
