@@ -55,6 +55,8 @@ class ScheduleRoutesTest extends ApiTestCase {
             "{\"cron\": \"* * *\", \"task\": \"t\"}                        | cron",
             "{\"cron\": \"61 * * * *\", \"task\": \"t\"}                   | cron",
             "{\"cron\": \"0 0 30 2 *\", \"task\": \"t\"}                   | cron",
+            "{\"cron\": \"0 0 * * *\\u0000\", \"task\": \"t\"}            | cron",
+            "{\"cron\": \"0 0 0 31W * ?\", \"task\": \"t\"}                | cron",
             "{\"cron\": \"* * * * *\"}                                     | task",
             "{\"cron\": \"* * * * *\", \"task\": \"a b\"}                  | task",
             "{\"cron\": \"* * * * *\", \"task\": \"t\", \"timezone\": \"Mars/Base\"} | timezone",
@@ -71,11 +73,14 @@ class ScheduleRoutesTest extends ApiTestCase {
         assertThat(f.client().get("/schedules").json().get("schedules")).as("nothing half-written").isEmpty();
     }
 
-    @Test
-    void aBadNameInThePathIsNamed() {
-        ApiClient.Reply r = f.client().put("/schedules/" + "x".repeat(129), "{\"cron\": \"* * * * *\", \"task\": \"t\"}");
-        assertThat(r.status()).isEqualTo(400);
-        assertThat(r.json().at("/error/field").asText()).isEqualTo("name");
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"%2E%2E", "%2E", "a%20b"})
+    void aBadNameInThePathIsNamed(String name) {
+        for (String bad : new String[] {"x".repeat(129), name}) {
+            ApiClient.Reply r = f.client().put("/schedules/" + bad, "{\"cron\": \"* * * * *\", \"task\": \"t\"}");
+            assertThat(r.status()).as(r.toString()).isEqualTo(400);
+            assertThat(r.json().at("/error/field").asText()).isEqualTo("name");
+        }
     }
 
     @Test

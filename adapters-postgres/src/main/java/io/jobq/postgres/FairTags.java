@@ -124,7 +124,7 @@ final class FairTags {
      * none is charged for another. Each tenant's k-th promoted job (by run_at, id) gets
      * {@code max(V, L) + k/weight}. A tenant with a cap, or in a work queue, is not charged: its due jobs become held, and the
      * caller releases what the cap allows with {@link #RELEASE} in the same transaction. Binds: {0} the
-     * most jobs to promote, {1} the queue. Returns (queue, tenant, promoted, of them held, notified) per
+     * most jobs to promote, {1} the queue. Returns (queue, tenant, promoted, of them held, notified, the highest priority queued) per
      * tenant, notifying the queue's listeners on commit when any job became queued.
      */
     static final String PROMOTE = """
@@ -162,12 +162,13 @@ final class FairTags {
                     capped = base.held
                 FROM ranked r JOIN base USING (queue, tenant)
                 WHERE j.id = r.id
-                RETURNING j.queue, j.tenant, j.state
+                RETURNING j.queue, j.tenant, j.state, j.priority
             ), by_tenant AS MATERIALIZED (
-                SELECT queue, tenant, count(*) AS n, count(*) FILTER (WHERE state = 'held') AS held
+                SELECT queue, tenant, count(*) AS n, count(*) FILTER (WHERE state = 'held') AS held,
+                       coalesce(max(priority) FILTER (WHERE state = 'queued'), 0) AS top_priority
                 FROM promoted GROUP BY queue, tenant
             )
-            SELECT b.queue, b.tenant, b.n, b.held, n.notified
+            SELECT b.queue, b.tenant, b.n, b.held, n.notified, b.top_priority
             FROM by_tenant b
             CROSS JOIN (SELECT max(pg_notify('%s', {1})::text) AS notified
                         FROM (SELECT 1 FROM by_tenant WHERE n > held LIMIT 1) any_queued) n""".formatted(

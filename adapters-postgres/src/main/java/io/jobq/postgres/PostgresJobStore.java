@@ -544,8 +544,10 @@ public final class PostgresJobStore implements JobStore {
                     for (Record r : cfg.dsl().resultQuery(schema.sql(FairTags.PROMOTE), val(limit, SQLDataType.INTEGER), queue)) {
                         long held = r.get(3, Long.class);
                         n += (int) (r.get(2, Long.class) - held);
-                        // The tenant's row is locked by PROMOTE, an earlier statement: RELEASE may count.
+                        // The tenant's row is locked by PROMOTE, an earlier statement: RELEASE may count, and
+                        // promoted jobs with priority are sorted in among the tenant's queued ones.
                         if (held > 0) n += TenantCaps.release(cfg.dsl(), queue, r.get(1, String.class));
+                        TenantPriority.reorder(cfg.dsl(), queue, r.get(1, String.class), r.get(5, Integer.class));
                     }
                     return n;
                 }));
@@ -571,7 +573,7 @@ public final class PostgresJobStore implements JobStore {
     public RetryResult retryDead(JobId id) {
         return run("retry", () -> dsl.transactionResult(cfg -> {
             DSLContext tx = cfg.dsl();
-            Record current = tx.select(JOBS.STATE, JOBS.QUEUE, JOBS.TENANT).from(JOBS).where(JOBS.ID.eq(id.value()))
+            Record current = tx.select(JOBS.STATE, JOBS.QUEUE, JOBS.TENANT, JOBS.PRIORITY).from(JOBS).where(JOBS.ID.eq(id.value()))
                     .forUpdate().fetchOne();
             if (current == null) return new RetryResult.NotFound(id);
             if (!JobState.DEAD.dbName().equals(current.get(JOBS.STATE))) return new RetryResult.NotDead(readGuarded(tx, id));
@@ -595,6 +597,7 @@ public final class PostgresJobStore implements JobStore {
                     .execute();
             if (capped) TenantCaps.release(tx, queue, tenant);
             else tx.execute("SELECT pg_notify({0}, {1})", Enqueuer.CHANNEL, queue);
+            if (!capped) TenantPriority.reorder(tx, queue, tenant, current.get(JOBS.PRIORITY)); // CHARGE_ONE locked the tenant
             return new RetryResult.Requeued(readGuarded(tx, id));
         }));
     }

@@ -34,13 +34,18 @@ final class ScheduleTable {
             name, cron, timezone, tenant, queue, task, payload::text, max_attempts, revision, created_at, updated_at,
             last_tick, last_job""";
 
-    /** {@code xmax = 0} only on a row this statement inserted: created, not replaced. */
+    /**
+     * {@code xmax = 0} only on a row this statement inserted: created, not replaced. A replaced schedule keeps
+     * its last tick, so the tick in progress does not fire again, except one in the future (a hand edit, a
+     * database clock set back), which would hold its ticks back until then: that is brought back to now.
+     */
     private static final String PUT = """
             INSERT INTO jobq.schedules AS s (name, cron, timezone, tenant, queue, task, payload, max_attempts, revision)
             VALUES ({0}, {1}, {2}, {3}, {4}, {5}, {6}::jsonb, {7}, nextval('jobq.schedule_revisions'))
             ON CONFLICT (name) DO UPDATE SET cron = excluded.cron, timezone = excluded.timezone, tenant = excluded.tenant,
                 queue = excluded.queue, task = excluded.task, payload = excluded.payload,
-                max_attempts = excluded.max_attempts, revision = excluded.revision, updated_at = now()
+                max_attempts = excluded.max_attempts, revision = excluded.revision, updated_at = now(),
+                last_tick = least(s.last_tick, now())
             RETURNING %s, (s.xmax = 0) AS created""".formatted(COLUMNS);
 
     private static final String GET = "SELECT %s FROM jobq.schedules WHERE name = {0}".formatted(COLUMNS);

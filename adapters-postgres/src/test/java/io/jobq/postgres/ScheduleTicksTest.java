@@ -65,6 +65,14 @@ class ScheduleTicksTest extends PostgresStoreTestCase {
     }
 
     @Test
+    void aPutBringsALastTickInTheFutureBackToNow() {
+        putEverySecond();
+        db.execute("UPDATE schedules SET last_tick = '2100-01-01T00:00:00Z'");
+        Schedule again = putEverySecond();
+        assertThat(again.lastTick().orElseThrow()).isBeforeOrEqualTo(store.now());
+    }
+
+    @Test
     void aHandWrittenScheduleWithABadNameIsRefused() {
         assertThatThrownBy(() -> db.execute("""
                 INSERT INTO schedules (name, cron, timezone, tenant, queue, task, payload, max_attempts)

@@ -61,6 +61,33 @@ class TenantPriorityTest extends PostgresStoreTestCase {
     }
 
     @Test
+    void beyondTheLimitTheUrgentJobStillLeadsAndTheTenantsTagsAreUnchanged() {
+        int n = io.jobq.application.port.JobStore.PRIORITY_REORDER_LIMIT + 5;
+        for (QueueName queue : List.of(QueueName.DEFAULT, CONTROL)) {
+            for (int left = n; left > 0; left -= 1000) {
+                store.enqueueBatch(new io.jobq.application.port.NewJobBatch(A, queue, TASK,
+                        java.util.Collections.nCopies(Math.min(1000, left), "{}"), 5, Duration.ZERO));
+            }
+        }
+        long urgent = store.enqueue(NewJob.of(A, QueueName.DEFAULT, TASK, "{}").withPriority(5)).job().id().value();
+        store.enqueue(NewJob.of(A, CONTROL, TASK, "{}"));
+        assertThat(tags(QueueName.DEFAULT)).as("the same tags as without priority").isEqualTo(tags(CONTROL));
+        long first = db.dsl().resultQuery("SELECT id FROM jobs WHERE queue = 'default' AND state = 'queued' ORDER BY vtime, id LIMIT 1")
+                .fetchSingle(0, Long.class);
+        assertThat(first).isEqualTo(urgent);
+        long moved = db.dsl().resultQuery("""
+                SELECT count(*) FROM jobs j JOIN jobs c ON c.queue = 'control' AND c.id = j.id + {0}
+                WHERE j.queue = 'default' AND j.vtime <> c.vtime""", n).fetchSingle(0, Long.class);
+        assertThat(moved).as("jobs whose tag changed: the limit, and the urgent one").isLessThanOrEqualTo(
+                io.jobq.application.port.JobStore.PRIORITY_REORDER_LIMIT + 1L);
+    }
+
+    private List<Double> tags(QueueName queue) {
+        return db.dsl().resultQuery("SELECT vtime FROM jobs WHERE queue = {0} AND state = 'queued' ORDER BY vtime", queue.value())
+                .fetch(0, Double.class);
+    }
+
+    @Test
     void aHandWrittenPriorityOutOfRangeIsRefused() {
         long id = store.enqueue(NewJob.of(A, QueueName.DEFAULT, TASK, "{}")).job().id().value();
         assertThatThrownBy(() -> db.execute("UPDATE jobs SET priority = 10 WHERE id = " + id))

@@ -43,10 +43,10 @@ public interface JobStore extends ScheduleStore {
      * priority (then of their tags): the new job runs ahead of every job of lower priority, behind every
      * one of equal or higher priority, and the tenant's set of tags, which is all that other tenants see,
      * is exactly what the enqueue makes without priority, so the tenant gets no more turns than before.
-     * It costs one update of the jobs that move; jobs another transaction holds stay where they are. Held
-     * jobs (a cap, a work queue's window) are released highest priority first. Promotion (a delayed job,
-     * a retry) tags a job at its tenant's back whatever its priority; the tenant's next prioritised
-     * enqueue sorts it in.
+     * It costs one update of the jobs that move, at most {@link #PRIORITY_REORDER_LIMIT}; jobs another
+     * transaction holds stay where they are. Held jobs (a cap, a work queue's window) are released highest
+     * priority first. Promotion (a delayed job, a retry after backoff) and {@link #retryDead} sort a job
+     * with priority in the same way.
      *
      * @return {@link EnqueueResult.Created}, or {@link EnqueueResult.Existing} with the original job
      *     when the tenant already used {@code job.idempotencyKey()}; in that case nothing was written
@@ -242,6 +242,14 @@ public interface JobStore extends ScheduleStore {
      * @return how many were deleted
      */
     int deleteFinished(int limit);
+
+    /**
+     * The most of a tenant's queued jobs one prioritised enqueue (or promotion, or retry) moves. With more
+     * jobs of lower priority ahead of the new one, the first this many of them move one place on as usual
+     * and the last of them take the new jobs' places at the back: the cost stays bounded, the tenant's set
+     * of tags unchanged.
+     */
+    int PRIORITY_REORDER_LIMIT = 1000;
 
     /** In a work-fairness queue, the most of one tenant's jobs that are queued (tagged) at once. */
     int WORK_WINDOW = 32;

@@ -76,6 +76,10 @@ public final class CronSchedule {
         Objects.requireNonNull(zone, "timezone");
         String text = expression.strip();
         if (text.isEmpty()) throw new IllegalArgumentException("cron must not be empty");
+        // cron-utils reads other digits too (Arabic-Indic, full-width) and PostgreSQL cannot store NUL
+        if (!text.chars().allMatch(c -> c >= 0x20 && c < 0x7f)) {
+            throw new IllegalArgumentException("cron must be printable ASCII (digits 0-9, letters, * / , - ? L W # and spaces)");
+        }
         if (text.length() > MAX_LENGTH) {
             throw new IllegalArgumentException("cron must be at most " + MAX_LENGTH + " characters, was " + text.length());
         }

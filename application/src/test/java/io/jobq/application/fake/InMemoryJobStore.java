@@ -411,6 +411,10 @@ public final class InMemoryJobStore implements JobStore {
             Map<QueueName, Double> v = new HashMap<>();
             for (Row r : due) v.computeIfAbsent(r.queue, this::virtualTime);
             for (Row r : due) makeRunnable(r, v.get(r.queue));
+            // as the real store: each tenant's promoted jobs with priority are sorted in among its queued ones
+            Map<TenantKey, Integer> top = new HashMap<>();
+            for (Row r : due) if (r.state == JobState.QUEUED) top.merge(new TenantKey(r.queue, r.tenant), r.priority, Math::max);
+            top.forEach((k, p) -> reorderForPriority(k.queue(), k.tenant(), p));
             return due.size();
         });
     }
@@ -425,6 +429,7 @@ public final class InMemoryJobStore implements JobStore {
             r.finishedAt = null;
             r.runAt = clock.instant();
             makeRunnable(r);
+            if (r.state == JobState.QUEUED) reorderForPriority(r.queue, r.tenant, r.priority);
             return new RetryResult.Requeued(r.toJob());
         });
     }
@@ -749,7 +754,8 @@ public final class InMemoryJobStore implements JobStore {
 
     /**
      * As TenantPriority.REORDER: the tenant's queued jobs from its first one of lower priority than
-     * {@code priority} onwards take their pooled tags again by (priority, highest first; then tag order).
+     * {@code priority} onwards (at most {@link #PRIORITY_REORDER_LIMIT} of them, and the urgent ones beyond)
+     * take their pooled tags again by (priority, highest first; then tag order).
      */
     private void reorderForPriority(QueueName queue, TenantId tenant, int priority) {
         if (priority == 0) return;
@@ -759,7 +765,10 @@ public final class InMemoryJobStore implements JobStore {
                 .toList();
         int first = 0;
         while (first < queued.size() && queued.get(first).priority >= priority) first++;
-        List<Row> suffix = queued.subList(first, queued.size());
+        int limitEnd = Math.min(queued.size(), first + PRIORITY_REORDER_LIMIT);
+        List<Row> suffix = new ArrayList<>(queued.subList(first, limitEnd));
+        // beyond the limit only the urgent ones (the new jobs among them) join, from the back
+        queued.subList(limitEnd, queued.size()).stream().filter(r -> r.priority >= priority).forEach(suffix::add);
         List<Double> tags = suffix.stream().map(r -> r.vtime).toList(); // already in order
         List<Row> holders = suffix.stream().sorted(Comparator.comparingInt((Row r) -> -r.priority)
                 .thenComparingDouble(r -> r.vtime).thenComparingLong(r -> r.id)).toList();

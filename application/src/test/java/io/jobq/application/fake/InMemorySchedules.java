@@ -31,7 +31,8 @@ final class InMemorySchedules {
         Schedule before = rows.get(d.name().value());
         Schedule after = new Schedule(d.name(), d.cron().expression(), d.cron().zone().getId(), d.job(),
                 ++revisions, before == null ? now : before.createdAt(), now,
-                before == null ? Optional.empty() : before.lastTick(), before == null ? Optional.empty() : before.lastJob());
+                before == null ? Optional.empty() : before.lastTick().map(t -> t.isAfter(now) ? now : t),
+                before == null ? Optional.empty() : before.lastJob());
         rows.put(d.name().value(), after);
         return new ScheduleWrite(after, before == null);
     }

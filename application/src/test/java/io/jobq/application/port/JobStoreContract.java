@@ -899,6 +899,11 @@ public abstract class JobStoreContract {
         protected JobStore store() {
             return JobStoreContract.this.store();
         }
+
+        @Override
+        protected void advanceTime(Duration by) {
+            JobStoreContract.this.advanceTime(by);
+        }
     }
 
     /** Cron schedules, on this store. */

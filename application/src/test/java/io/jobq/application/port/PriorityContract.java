@@ -31,6 +31,9 @@ public abstract class PriorityContract {
     /** The store under test, empty at the start of each test. */
     protected abstract JobStore store();
 
+    /** Makes {@code by} pass for the store (see {@link JobStoreContract#advanceTime}). */
+    protected abstract void advanceTime(java.time.Duration by);
+
     private void enqueue(TenantId tenant, QueueName queue, int n, int priority) {
         for (int i = 0; i < n; i++) store().enqueue(NewJob.of(tenant, queue, TASK, "{}").withPriority(priority));
     }
@@ -107,6 +110,15 @@ public abstract class PriorityContract {
         store().retryDead(d.id()); // requeued with a fresh tag, behind a
         Job n = store().enqueue(NewJob.of(A, Q, TASK, "{}").withPriority(3)).job();
         assertThat(drain(Q)).extracting(Job::id).containsExactly(d.id(), n.id(), a.id());
+    }
+
+    @Test
+    void aDelayedUrgentJobIsSortedInWhenItIsPromoted() {
+        enqueue(A, Q, 3, 0);
+        Job urgent = store().enqueue(NewJob.of(A, Q, TASK, "{}").withPriority(9).withDelay(java.time.Duration.ofSeconds(10))).job();
+        advanceTime(java.time.Duration.ofSeconds(11));
+        assertThat(store().promoteDue(100)).isEqualTo(1);
+        assertThat(drain(Q).getFirst().id()).isEqualTo(urgent.id());
     }
 
     @Test

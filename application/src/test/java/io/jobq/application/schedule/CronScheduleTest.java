@@ -107,6 +107,8 @@ class CronScheduleTest {
             "'@daily',            cron must have 5 fields",
             "'a b c d e',         cron is not valid",
             "'0 0 30 2 *',        cron never fires",
+            "'\u0663 * * * *',         cron must be printable ASCII",
+            "'0 0 * * *\u0000',      cron must be printable ASCII",
             // cron-utils parses it, then cannot place the 31st's weekday in a month without one
             "'0 0 0 31W * ?',     cron is not supported",
     })
