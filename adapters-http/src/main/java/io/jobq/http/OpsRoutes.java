@@ -17,12 +17,14 @@ import java.util.TreeMap;
  *   <li>{@code GET /stats} → 200 {@code {"queues": {"default": {"scheduled": 0, "queued": 3, "running": 1,
  *       "done": 10, "dead": 0}}}}.
  *   <li>{@code GET /metrics} → Prometheus text format 0.0.4 of the whole registry.
+ *   <li>{@code GET /openapi.json} → the API in OpenAPI 3.1 ({@link OpenApiDocument}).
  * </ul>
  */
 final class OpsRoutes {
     private final JobStore store;
     private final PrometheusMeterRegistry registry;
     private final JobMetrics metrics;
+    private final OpenApiDocument openApi = new OpenApiDocument();
 
     OpsRoutes(JobStore store, PrometheusMeterRegistry registry, JobMetrics metrics) {
         this.store = store;
@@ -34,6 +36,7 @@ final class OpsRoutes {
         routes.get("/health", this::health);
         routes.get("/stats", this::stats);
         routes.get("/metrics", this::metrics);
+        routes.get("/openapi.json", openApi::serve);
     }
 
     private void health(Context ctx) {
