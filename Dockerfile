@@ -24,6 +24,8 @@ COPY --from=build /src/bootstrap/target/jobq.jar /app/jobq.jar
 COPY --from=build /src/bench/target/jobq-bench.jar /app/jobq-bench.jar
 USER jobq
 ENV PORT=8000
+# inside a container the API must listen on every interface; outside one jobq defaults to 127.0.0.1
+ENV JOBQ_BIND=0.0.0.0
 EXPOSE 8000
 # The launcher's own probe (no curl in the image): exits 0 when GET /health answers 200.
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \

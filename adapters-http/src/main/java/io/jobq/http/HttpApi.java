@@ -84,6 +84,7 @@ public final class HttpApi {
             config.jetty.modifyServer(server -> server.setErrorHandler(new JsonErrorHandler()));
             config.requestLogger.http((ctx, ms) -> metrics.request(ctx.method().name(), route(ctx), ctx.statusCode(), ms));
             config.routes.exception(Exception.class, (e, ctx) -> mapException(e, ctx, settings));
+            config.routes.before(settings.keys()::require); // before any route, unknown ones included
             // Javalin answers an unknown route or a wrong method itself, in plain text and without passing
             // through exception handlers; these turn exactly those answers (no endpoint matched) into JSON.
             config.routes.error(404, ctx -> {
@@ -101,13 +102,25 @@ public final class HttpApi {
     }
 
     /**
-     * Starts listening.
+     * Starts listening on every interface.
      *
      * @param port TCP port; 0 picks a free one (see {@link #port()})
      * @return this
      */
     public HttpApi start(int port) {
         app.start(port);
+        return this;
+    }
+
+    /**
+     * Starts listening on one address.
+     *
+     * @param host the address to bind, e.g. {@code 127.0.0.1} (this machine only) or {@code 0.0.0.0} (every interface)
+     * @param port TCP port; 0 picks a free one
+     * @return this
+     */
+    public HttpApi start(String host, int port) {
+        app.start(host, port);
         return this;
     }
 

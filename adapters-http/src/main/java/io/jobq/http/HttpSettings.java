@@ -18,8 +18,9 @@ import java.util.Objects;
  *     queries on every scrape. Default: 1 s.
  * @param topBacklogs how many of the largest (queue, tenant) backlogs {@code /metrics} exports, 1..100.
  *     Default: 10.
+ * @param keys who may call the API. Default: {@link AccessKeys#OPEN}
  */
-public record HttpSettings(long maxBodyBytes, Duration retryAfter, Duration metricsMaxAge, int topBacklogs) {
+public record HttpSettings(long maxBodyBytes, Duration retryAfter, Duration metricsMaxAge, int topBacklogs, AccessKeys keys) {
 
     /** The smallest body limit: 1 KiB, so that every ordinary request still fits. */
     public static final long MIN_BODY_BYTES = 1024;
@@ -31,6 +32,7 @@ public record HttpSettings(long maxBodyBytes, Duration retryAfter, Duration metr
     public HttpSettings {
         Objects.requireNonNull(retryAfter, "retryAfter");
         Objects.requireNonNull(metricsMaxAge, "metricsMaxAge");
+        Objects.requireNonNull(keys, "keys");
         List<String> problems = new ArrayList<>();
         if (maxBodyBytes < MIN_BODY_BYTES) problems.add("maxBodyBytes must be >= " + MIN_BODY_BYTES + ", was " + maxBodyBytes);
         if (retryAfter.toSeconds() < 1) problems.add("retryAfter must be >= 1s, was " + retryAfter);
@@ -50,6 +52,7 @@ public record HttpSettings(long maxBodyBytes, Duration retryAfter, Duration metr
         private Duration retryAfter = Duration.ofSeconds(5);
         private Duration metricsMaxAge = Duration.ofSeconds(1);
         private int topBacklogs = 10;
+        private AccessKeys keys = AccessKeys.OPEN;
 
         private Builder() {}
 
@@ -77,9 +80,15 @@ public record HttpSettings(long maxBodyBytes, Duration retryAfter, Duration metr
             return this;
         }
 
+        /** Who may call the API; default {@link AccessKeys#OPEN}. */
+        public Builder keys(AccessKeys value) {
+            keys = value;
+            return this;
+        }
+
         /** @throws IllegalArgumentException listing every field out of range at once */
         public HttpSettings build() {
-            return new HttpSettings(maxBodyBytes, retryAfter, metricsMaxAge, topBacklogs);
+            return new HttpSettings(maxBodyBytes, retryAfter, metricsMaxAge, topBacklogs, keys);
         }
     }
 }

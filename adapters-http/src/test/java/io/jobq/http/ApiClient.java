@@ -24,10 +24,22 @@ final class ApiClient {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final int port;
     private final String base;
+    /** Sent with every request but {@link #raw} ones, e.g. {@code Authorization}; null: none. */
+    private final String authorization;
 
     ApiClient(int port) {
+        this(port, null);
+    }
+
+    private ApiClient(int port, String authorization) {
         this.port = port;
         this.base = "http://127.0.0.1:" + port;
+        this.authorization = authorization;
+    }
+
+    /** A client that sends {@code Authorization: Bearer <key>} with every request. */
+    ApiClient withBearer(String key) {
+        return new ApiClient(port, "Bearer " + key);
     }
 
     /** One answer: status, headers, raw text and the body parsed as JSON (null when it is not JSON). */
@@ -151,6 +163,7 @@ final class ApiClient {
     }
 
     private Reply send(HttpRequest.Builder b) {
+        if (authorization != null) b.header("Authorization", authorization);
         try {
             HttpResponse<String> r = http.send(b.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
             JsonNode json = null;

@@ -10,15 +10,15 @@ class HttpSettingsTest {
 
     @Test
     void defaultsAreTheDocumentedOnes() {
-        assertThat(HttpSettings.DEFAULTS).isEqualTo(new HttpSettings(1_048_576, Duration.ofSeconds(5), Duration.ofSeconds(1), 10));
+        assertThat(HttpSettings.DEFAULTS).isEqualTo(new HttpSettings(1_048_576, Duration.ofSeconds(5), Duration.ofSeconds(1), 10, AccessKeys.OPEN));
     }
 
     @Test
     void aBuilderChangesOnlyTheFieldsItIsGiven() {
         HttpSettings s = HttpSettings.builder().retryAfter(Duration.ofSeconds(7)).topBacklogs(3).build();
-        assertThat(s).isEqualTo(new HttpSettings(1_048_576, Duration.ofSeconds(7), Duration.ofSeconds(1), 3));
+        assertThat(s).isEqualTo(new HttpSettings(1_048_576, Duration.ofSeconds(7), Duration.ofSeconds(1), 3, AccessKeys.OPEN));
         assertThat(HttpSettings.builder().maxBodyBytes(2048).metricsMaxAge(Duration.ZERO).build())
-                .isEqualTo(new HttpSettings(2048, Duration.ofSeconds(5), Duration.ZERO, 10));
+                .isEqualTo(new HttpSettings(2048, Duration.ofSeconds(5), Duration.ZERO, 10, AccessKeys.OPEN));
     }
 
     @Test

@@ -1,6 +1,8 @@
 package io.jobq.bootstrap;
 
 import static io.jobq.application.port.Throwables.rootMessage;
+import static io.jobq.bootstrap.Settings.ADMIN_KEY;
+import static io.jobq.bootstrap.Settings.BIND;
 import static io.jobq.bootstrap.Settings.CLAIM_BATCH;
 import static io.jobq.bootstrap.Settings.CONCURRENCY;
 import static io.jobq.bootstrap.Settings.DATABASE_URL;
@@ -29,6 +31,7 @@ import io.jobq.application.worker.HandlerRegistry;
 import io.jobq.application.worker.HandlerSettings;
 import io.jobq.application.worker.Worker;
 import io.jobq.application.worker.WorkerSettings;
+import io.jobq.http.AccessKeys;
 import io.jobq.http.HttpApi;
 import io.jobq.http.HttpSettings;
 import io.jobq.http.WorkerMetrics;
@@ -89,10 +92,16 @@ final class Roles {
             PostgresJobStore.Options options = PostgresJobStore.Options.DEFAULTS.withSchema(settings.get(SCHEMA));
             PostgresJobStore store = new PostgresJobStore(pool, settings.get(SELF_VACUUM) ? options : options.withoutSelfVacuum());
             if (api) {
-                HttpSettings http = HttpSettings.builder().maxBodyBytes(settings.get(MAX_REQUEST_BYTES)).build();
-                HttpApi server = startApi(store, registry, http, settings.get(PORT));
+                AccessKeys keys = ApiAccess.keys(settings);
+                HttpSettings http = HttpSettings.builder().maxBodyBytes(settings.get(MAX_REQUEST_BYTES)).keys(keys).build();
+                HttpApi server = startApi(store, registry, http, settings.get(BIND), settings.get(PORT));
                 stopOrder.add(server::stop);
-                log.info("HTTP API listening on port {} (database {})", server.port(), url.masked());
+                log.info("HTTP API listening on {}:{} (database {}; {})", settings.get(BIND), server.port(), url.masked(), keys);
+                if (keys.isOpen()) {
+                    log.warn("the HTTP API is open: anyone who reaches {}:{} can enqueue as any tenant, read every job and"
+                            + " change weights and caps; set {} (README, Securing a deployment)", settings.get(BIND),
+                            server.port(), ADMIN_KEY.env());
+                }
                 if (settings.get(METRICS_PORT).isPresent()) {
                     // Not an error: the variable may be set for a whole deployment, workers included.
                     log.warn("{} / {} ({}) is for the worker role only and is ignored here: GET /metrics is served on "
@@ -137,11 +146,12 @@ final class Roles {
         }
     }
 
-    private static HttpApi startApi(PostgresJobStore store, PrometheusMeterRegistry registry, HttpSettings http, int port) {
+    private static HttpApi startApi(PostgresJobStore store, PrometheusMeterRegistry registry, HttpSettings http, String host,
+            int port) {
         try {
-            return HttpApi.create(store, registry, http).start(port);
+            return HttpApi.create(store, registry, http).start(host, port);
         } catch (RuntimeException e) {
-            throw new LauncherException("cannot start the HTTP API on port " + port + ": " + rootMessage(e), e);
+            throw new LauncherException("cannot start the HTTP API on " + host + ":" + port + ": " + rootMessage(e), e);
         }
     }
 

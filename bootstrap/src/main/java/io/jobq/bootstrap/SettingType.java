@@ -109,6 +109,27 @@ record SettingType<T>(String label, Function<String, T> parser, Function<T, Stri
         return of("task=DURATION,…", TaskTimeouts::parse, TaskTimeouts::toString);
     }
 
+    /** A key (an API key): taken as given, never echoed in an error nor printed; {@code AccessKeys} judges its strength. */
+    static SettingType<String> secret() {
+        return new SettingType<>("KEY", String::strip, v -> "<hidden>", v -> "<hidden>");
+    }
+
+    /** A file's path; read by whoever uses the setting. */
+    static SettingType<java.nio.file.Path> path() {
+        return of("FILE", java.nio.file.Path::of, java.nio.file.Path::toString);
+    }
+
+    /** A host name or IP address to bind. */
+    static SettingType<String> host() {
+        return of("HOST", v -> {
+            String host = v.strip();
+            if (host.isEmpty() || !host.matches("[A-Za-z0-9.:\\-\\[\\]]+")) {
+                throw new IllegalArgumentException("expected an IP address or host name such as 127.0.0.1 or 0.0.0.0");
+            }
+            return host;
+        }, Function.identity());
+    }
+
     /** A PostgreSQL URL; secret, since it may hold a password: a bad one is never echoed. */
     static SettingType<DatabaseUrl> databaseUrl() {
         return new SettingType<>("URL", DatabaseUrl::parse, DatabaseUrl::masked, v -> "<hidden>");

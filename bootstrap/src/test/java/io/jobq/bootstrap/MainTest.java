@@ -23,7 +23,8 @@ import picocli.CommandLine.Model.OptionSpec;
  */
 class MainTest {
     private static final Set<String> COMMON = Set.of("--database-url", "--schema", "--pool-size", "--log-level");
-    private static final Set<String> HTTP = Set.of("--port", "--max-request-bytes");
+    private static final Set<String> HTTP = Set.of("--port", "--max-request-bytes", "--bind", "--admin-key", "--admin-key-file",
+            "--metrics-key");
     private static final Set<String> WORKER = Set.of("--concurrency", "--queues", "--lease", "--heartbeat",
             "--poll-interval", "--claim-batch", "--grace-period", "--maintenance-interval", "--listen", "--worker-id",
             "--metrics-port", "--task-timeout", "--self-vacuum");

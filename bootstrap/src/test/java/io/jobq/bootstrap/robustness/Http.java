@@ -41,6 +41,11 @@ final class Http {
         return send(HttpRequest.newBuilder(URI.create(base + path)).GET());
     }
 
+    /** GET with {@code Authorization: Bearer <key>}. */
+    Response get(String path, String bearer) {
+        return send(HttpRequest.newBuilder(URI.create(base + path)).header("Authorization", "Bearer " + bearer).GET());
+    }
+
     /** Waits until GET /health answers 200, failing if {@code api} dies first. */
     void awaitHealthy(JobqProcess api, Duration timeout) {
         Await.condition(timeout, api.name() + " answers /health (log " + api.logFile() + ")", () -> {

@@ -74,6 +74,12 @@ final class JobqProcess implements AutoCloseable {
          * Runs the JVM with its wall clock shifted by {@code offset} (libfaketime, found by {@link LibFaketime};
          * e.g. "-300s").
          */
+        /** An environment variable of the process. */
+        Builder env(String name, String value) {
+            env.put(name, value);
+            return this;
+        }
+
         Builder fakeTime(String offset) {
             env.put("LD_PRELOAD", LibFaketime.path().toString());
             env.put("FAKETIME", offset);
