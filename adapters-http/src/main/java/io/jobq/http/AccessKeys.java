@@ -1,6 +1,5 @@
 package io.jobq.http;
 
-import io.javalin.http.Context;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -8,11 +7,10 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Who may call the API. {@link #OPEN} (no admin key): anyone who reaches the port, as before keys existed
- * (the launcher warns at start). With an admin key, every request but {@code GET /health} must carry
- * {@code Authorization: Bearer <admin key>}, except {@code /metrics}, which also takes the metrics key when one
- * is set (so that a scraper need not hold the admin key). Anything else is 401 {@code unauthorized} with
- * {@code WWW-Authenticate: Bearer}, before any route runs, unknown routes included.
+ * The keys configured for the API ({@link Authenticator} applies them). {@link #OPEN} (no admin key): anyone
+ * who reaches the port, as before keys existed (the launcher warns at start). With an admin key, every request
+ * but {@code GET /health} must carry {@code Authorization: Bearer <key>}: the admin key, the metrics key (for
+ * {@code /metrics} only, so that a scraper need not hold the admin key) or a tenant's key ({@link TenantKeys}).
  *
  * <p>Only SHA-256 digests of the keys are kept, and a presented key is compared by its digest with
  * {@link MessageDigest#isEqual}, which takes the same time wherever the digests differ: the time an answer
@@ -57,28 +55,14 @@ public final class AccessKeys {
         return admin == null;
     }
 
-    /**
-     * The before-handler of every request.
-     *
-     * @throws ApiException 401 {@code unauthorized} when a key is needed and the request has none or a wrong one
-     */
-    void require(Context ctx) {
-        if (admin == null || ctx.path().equals("/health")) return;
-        byte[] presented = bearer(ctx.header("Authorization"));
-        boolean allowed = presented != null && (MessageDigest.isEqual(presented, admin)
-                | (metrics != null && ctx.path().equals("/metrics") && MessageDigest.isEqual(presented, metrics)));
-        if (!allowed) {
-            ctx.header("WWW-Authenticate", "Bearer realm=\"jobq\"");
-            throw new ApiException(401, "unauthorized", presented == null
-                    ? "this endpoint needs Authorization: Bearer <key>"
-                    : "the key is not valid for this endpoint", null);
-        }
+    /** Whether {@code presented} is the admin key. */
+    boolean isAdmin(String presented) {
+        return admin != null && MessageDigest.isEqual(digest(presented), admin);
     }
 
-    /** The digest of the key in {@code Authorization: Bearer <key>}, or null when there is no such header. */
-    private static byte[] bearer(String header) {
-        if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7)) return null;
-        return digest(header.substring(7).strip());
+    /** Whether {@code presented} is the metrics key. */
+    boolean isMetrics(String presented) {
+        return metrics != null && MessageDigest.isEqual(digest(presented), metrics);
     }
 
     private static String checked(String what, String key) {
@@ -91,7 +75,8 @@ public final class AccessKeys {
         return key;
     }
 
-    private static byte[] digest(String key) {
+    /** SHA-256 of a key's UTF-8 bytes. */
+    static byte[] digest(String key) {
         try {
             return MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
         } catch (NoSuchAlgorithmException e) {

@@ -8,8 +8,8 @@ import java.util.Objects;
  *
  * <p>Codes: {@code malformed_json}, {@code invalid_encoding}, {@code not_an_object},
  * {@code duplicate_field}, {@code unknown_field}, {@code missing_field}, {@code invalid_field},
- * {@code bad_request} (400); {@code unauthorized} (401, see {@link AccessKeys});
- * {@code job_not_found}, {@code schedule_not_found}, {@code not_found} (404); {@code method_not_allowed} (405); {@code job_not_dead}
+ * {@code bad_request} (400); {@code unauthorized} (401, see {@link Authenticator}); {@code forbidden} (403);
+ * {@code job_not_found}, {@code schedule_not_found}, {@code key_not_found}, {@code not_found} (404); {@code method_not_allowed} (405); {@code job_not_dead}
  * (409); {@code payload_too_large} (413); {@code unsupported_media_type} (415);
  * {@code store_unavailable} (503); {@code internal_error} (500).
  */

@@ -33,9 +33,14 @@ public record EnqueueBatchRequest(String task, List<String> payloads, String ten
 
     /** @throws ApiException 400 naming the first field at fault; for payloads the message names the element */
     static EnqueueBatchRequest from(ObjectNode body) {
+        return from(body, TenantId.DEFAULT);
+    }
+
+    /** @param defaultTenant the tenant when the body names none (a tenant key's own) */
+    static EnqueueBatchRequest from(ObjectNode body, TenantId defaultTenant) {
         Fields f = new Fields(body, FIELDS);
         String task = f.requiredIdentifier("task");
-        String tenant = f.identifierOr("tenant", TenantId.DEFAULT.value());
+        String tenant = f.identifierOr("tenant", defaultTenant.value());
         String queue = f.identifierOr("queue", QueueName.DEFAULT.value());
         int maxAttempts = f.integerOr("max_attempts", JobLimits::maxAttemptsOf, Job.DEFAULT_MAX_ATTEMPTS);
         int priority = f.integerOr("priority", JobLimits::priorityOf, 0);

@@ -42,9 +42,14 @@ public record EnqueueJobRequest(String task, String payload, String tenant, Stri
 
     /** @throws ApiException 400 naming the first field at fault */
     static EnqueueJobRequest from(ObjectNode body) {
+        return from(body, TenantId.DEFAULT);
+    }
+
+    /** @param defaultTenant the tenant when the body names none (a tenant key's own) */
+    static EnqueueJobRequest from(ObjectNode body, TenantId defaultTenant) {
         Fields f = new Fields(body, FIELDS);
         String task = f.requiredIdentifier("task");
-        String tenant = f.identifierOr("tenant", TenantId.DEFAULT.value());
+        String tenant = f.identifierOr("tenant", defaultTenant.value());
         String queue = f.identifierOr("queue", QueueName.DEFAULT.value());
         Optional<String> key = f.string("idempotency_key", JobLimits::requireIdempotencyKey);
         int maxAttempts = f.integerOr("max_attempts", JobLimits::maxAttemptsOf, Job.DEFAULT_MAX_ATTEMPTS);

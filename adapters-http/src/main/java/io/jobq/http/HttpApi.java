@@ -84,7 +84,8 @@ public final class HttpApi {
             config.jetty.modifyServer(server -> server.setErrorHandler(new JsonErrorHandler()));
             config.requestLogger.http((ctx, ms) -> metrics.request(ctx.method().name(), route(ctx), ctx.statusCode(), ms));
             config.routes.exception(Exception.class, (e, ctx) -> mapException(e, ctx, settings));
-            config.routes.before(settings.keys()::require); // before any route, unknown ones included
+            TenantKeys tenantKeys = new TenantKeys(store);
+            config.routes.before(new Authenticator(settings.keys(), tenantKeys)::require); // before any route, unknown ones included
             // Javalin answers an unknown route or a wrong method itself, in plain text and without passing
             // through exception handlers; these turn exactly those answers (no endpoint matched) into JSON.
             config.routes.error(404, ctx -> {
@@ -95,6 +96,7 @@ public final class HttpApi {
             new TenantRoutes(store, settings).register(config.routes);
             new QueueRoutes(store, settings).register(config.routes);
             new WorkerRoutes(store).register(config.routes);
+            new KeyRoutes(tenantKeys, store, settings.keys()).register(config.routes);
             new ScheduleRoutes(store, settings).register(config.routes);
             new OpsRoutes(store, registry, metrics).register(config.routes);
         });

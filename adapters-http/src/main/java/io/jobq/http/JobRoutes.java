@@ -60,7 +60,10 @@ final class JobRoutes {
 
     private void enqueue(Context ctx) {
         Inputs.requireNoQuery(ctx);
-        NewJob job = Inputs.read(() -> EnqueueJobRequest.from(JsonBodies.readObject(ctx, settings.maxBodyBytes())).toNewJob());
+        Principal who = Principal.of(ctx);
+        NewJob job = Inputs.read(() -> EnqueueJobRequest.from(JsonBodies.readObject(ctx, settings.maxBodyBytes()),
+                who.tenant().orElse(TenantId.DEFAULT)).toNewJob());
+        who.requireTenant(job.tenant(), "tenant");
         EnqueueResult result = store.enqueue(job);
         if (result instanceof EnqueueResult.Created) metrics.enqueued(result.job().queue(), 1);
         ObjectNode body = Responses.OUT.valueToTree(JobView.of(result.job()));
@@ -73,7 +76,10 @@ final class JobRoutes {
 
     private void enqueueBatch(Context ctx) {
         Inputs.requireNoQuery(ctx);
-        NewJobBatch batch = Inputs.read(() -> EnqueueBatchRequest.from(JsonBodies.readObject(ctx, settings.maxBodyBytes())).toNewJobBatch());
+        Principal who = Principal.of(ctx);
+        NewJobBatch batch = Inputs.read(() -> EnqueueBatchRequest.from(JsonBodies.readObject(ctx, settings.maxBodyBytes()),
+                who.tenant().orElse(TenantId.DEFAULT)).toNewJobBatch());
+        who.requireTenant(batch.tenant(), "tenant");
         List<JobId> ids = store.enqueueBatch(batch);
         metrics.enqueued(batch.queue(), ids.size());
         Optional<String> warning = liveHandlers.warning(batch.queue(), batch.task());
@@ -84,13 +90,14 @@ final class JobRoutes {
     private void get(Context ctx) {
         Inputs.requireNoQuery(ctx);
         JobId id = Inputs.read(() -> pathId(ctx));
-        Job job = store.get(id).orElseThrow(() -> notFound(id));
+        Job job = store.get(id).filter(j -> Principal.of(ctx).sees(j.tenant())).orElseThrow(() -> notFound(id));
         Responses.json(ctx, 200, JobView.of(job));
     }
 
     private void retry(Context ctx) {
         Inputs.requireNoQuery(ctx);
         JobId id = Inputs.read(() -> pathId(ctx));
+        requireVisible(ctx, id);
         switch (store.retryDead(id)) {
             case RetryResult.Requeued r -> Responses.json(ctx, 200, JobView.of(r.job()));
             case RetryResult.NotDead n -> throw new ApiException(409, "job_not_dead",
@@ -106,6 +113,7 @@ final class JobRoutes {
     private void cancel(Context ctx) {
         Inputs.requireNoQuery(ctx);
         JobId id = Inputs.read(() -> pathId(ctx));
+        requireVisible(ctx, id);
         switch (store.cancel(id)) {
             case CancelResult.Cancelled c -> Responses.json(ctx, 200, JobView.of(c.job()));
             case CancelResult.Requested r -> Responses.json(ctx, 200, JobView.of(r.job()));
@@ -115,8 +123,18 @@ final class JobRoutes {
         }
     }
 
+    /** For a tenant key, another tenant's job (or none) is 404, before anything is done to it. */
+    private void requireVisible(Context ctx, JobId id) {
+        Principal who = Principal.of(ctx);
+        if (who.tenant().isPresent() && store.get(id).filter(j -> who.sees(j.tenant())).isEmpty()) throw notFound(id);
+    }
+
     private void list(Context ctx) {
-        JobQuery query = Inputs.read(() -> listQuery(ctx));
+        JobQuery asked = Inputs.read(() -> listQuery(ctx));
+        Principal who = Principal.of(ctx);
+        asked.tenant().ifPresent(t -> who.requireTenant(t, "tenant"));
+        JobQuery query = who.tenant().isEmpty() ? asked
+                : new JobQuery(who.tenant(), asked.queue(), asked.state(), asked.limit(), asked.after());
         List<Job> page = store.list(query);
         Long next = null;
         if (page.size() == query.limit()) {

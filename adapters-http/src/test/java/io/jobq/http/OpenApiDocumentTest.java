@@ -97,7 +97,10 @@ class OpenApiDocumentTest extends ApiTestCase {
                 Arguments.of("WorkerList", Views.WorkerList.class),
                 Arguments.of("Stats", Views.Stats.class),
                 Arguments.of("Health", Views.Health.class),
-                Arguments.of("Problem", ProblemResponse.class));
+                Arguments.of("Problem", ProblemResponse.class),
+                Arguments.of("NewKey", KeyRoutes.NewKeyView.class),
+                Arguments.of("Key", KeyRoutes.KeyView.class),
+                Arguments.of("KeyList", KeyRoutes.KeyList.class));
     }
 
     @ParameterizedTest(name = "{0}")

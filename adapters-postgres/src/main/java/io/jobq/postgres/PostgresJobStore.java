@@ -6,6 +6,7 @@ import static io.jobq.postgres.schema.Tables.QUEUES;
 import static io.jobq.postgres.schema.Tables.TENANTS;
 import static org.jooq.impl.DSL.val;
 
+import io.jobq.application.port.ApiKeyStore.ApiKey;
 import io.jobq.application.port.Backlog;
 import io.jobq.application.port.CancelResult;
 import io.jobq.application.port.ClaimRequest;
@@ -734,6 +735,36 @@ public final class PostgresJobStore implements JobStore {
     @Override
     public Instant now() {
         return run("read the clock", () -> dsl.resultQuery("SELECT now()").fetchOne(0, java.time.OffsetDateTime.class).toInstant());
+    }
+
+    // ---------------------------------------------------------------- API keys (ApiKeyTable)
+
+    @Override
+    public void saveApiKey(ApiKey key) {
+        Objects.requireNonNull(key, "key");
+        run("save API key", () -> {
+            ApiKeyTable.save(dsl, key);
+            return null;
+        });
+    }
+
+    @Override
+    public Optional<ApiKey> apiKey(String id) {
+        Objects.requireNonNull(id, "id");
+        return run("read API key", () -> ApiKeyTable.get(dsl, id));
+    }
+
+    @Override
+    public List<ApiKey> apiKeys(TenantId tenant) {
+        Objects.requireNonNull(tenant, "tenant");
+        return run("list API keys", () -> ApiKeyTable.of(dsl, tenant));
+    }
+
+    @Override
+    public boolean revokeApiKey(TenantId tenant, String id) {
+        Objects.requireNonNull(tenant, "tenant");
+        Objects.requireNonNull(id, "id");
+        return run("revoke API key", () -> ApiKeyTable.revoke(dsl, tenant, id));
     }
 
     // ---------------------------------------------------------------- reads

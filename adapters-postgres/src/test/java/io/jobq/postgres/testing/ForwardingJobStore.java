@@ -1,5 +1,6 @@
 package io.jobq.postgres.testing;
 
+import io.jobq.application.port.ApiKeyStore.ApiKey;
 import io.jobq.application.port.Backlog;
 import io.jobq.application.port.CancelResult;
 import io.jobq.application.port.ClaimRequest;
@@ -167,6 +168,26 @@ public class ForwardingJobStore implements JobStore {
     @Override
     public java.time.Instant now() {
         return delegate().now();
+    }
+
+    @Override
+    public void saveApiKey(ApiKey key) {
+        delegate().saveApiKey(key);
+    }
+
+    @Override
+    public Optional<ApiKey> apiKey(String id) {
+        return delegate().apiKey(id);
+    }
+
+    @Override
+    public List<ApiKey> apiKeys(io.jobq.domain.tenant.TenantId tenant) {
+        return delegate().apiKeys(tenant);
+    }
+
+    @Override
+    public boolean revokeApiKey(io.jobq.domain.tenant.TenantId tenant, String id) {
+        return delegate().revokeApiKey(tenant, id);
     }
 
     @Override

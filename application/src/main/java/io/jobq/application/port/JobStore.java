@@ -31,7 +31,7 @@ import java.util.Set;
  * and {@link JobQueueException} for any other infrastructure failure. A write that throws has
  * changed nothing (each method is one transaction). Cron schedules' part is {@link ScheduleStore}'s.
  */
-public interface JobStore extends ScheduleStore {
+public interface JobStore extends ScheduleStore, ApiKeyStore {
 
     /**
      * Enqueues one job. Runnable now (zero delay): queued with the tenant's next fair start tag, and

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
+import io.jobq.application.port.ApiKeyStore.ApiKey;
 import io.jobq.application.port.Backlog;
 import io.jobq.application.port.CancelResult;
 import io.jobq.application.port.ClaimRequest;
@@ -487,6 +488,37 @@ public final class InMemoryJobStore implements JobStore {
     }
 
     private final InMemorySchedules schedules = new InMemorySchedules();
+    /** API keys by id, as schema V11 keeps them; revoked ones stay (null value) so an id is never reused. */
+    private final Map<String, ApiKey> apiKeys = new java.util.LinkedHashMap<>();
+
+    @Override
+    public void saveApiKey(ApiKey key) {
+        tx("saveApiKey", () -> {
+            if (apiKeys.containsKey(key.id())) throw new IllegalArgumentException("key id " + key.id() + " is taken");
+            apiKeys.put(key.id(), new ApiKey(key.id(), key.tenant(), key.digest(), clock.instant()));
+            return null;
+        });
+    }
+
+    @Override
+    public Optional<ApiKey> apiKey(String id) {
+        return tx("apiKey", () -> Optional.ofNullable(apiKeys.get(id)));
+    }
+
+    @Override
+    public List<ApiKey> apiKeys(TenantId tenant) {
+        return tx("apiKeys", () -> apiKeys.values().stream().filter(k -> k != null && k.tenant().equals(tenant)).toList());
+    }
+
+    @Override
+    public boolean revokeApiKey(TenantId tenant, String id) {
+        return tx("revokeApiKey", () -> {
+            ApiKey k = apiKeys.get(id);
+            if (k == null || !k.tenant().equals(tenant)) return false;
+            apiKeys.put(id, null);
+            return true;
+        });
+    }
 
     @Override
     public ScheduleWrite putSchedule(ScheduleDefinition definition) {

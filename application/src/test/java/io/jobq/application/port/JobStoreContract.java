@@ -906,6 +906,15 @@ public abstract class JobStoreContract {
         }
     }
 
+    /** Tenants' API keys, on this store. */
+    @Nested
+    class ApiKeys extends ApiKeysContract {
+        @Override
+        protected JobStore store() {
+            return JobStoreContract.this.store();
+        }
+    }
+
     /** Cron schedules, on this store. */
     @Nested
     class Schedules extends SchedulesContract {

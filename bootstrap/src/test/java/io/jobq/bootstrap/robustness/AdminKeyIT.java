@@ -26,8 +26,14 @@ class AdminKeyIT {
             assertThat(http.get("/stats", KEY).status()).isEqualTo(200);
             assertThat(http.get("/stats", KEY + "-wrong").status()).isEqualTo(401);
             assertThat(http.get("/jobs/1", KEY.substring(3)).status()).isEqualTo(401);
+            Http.Response made = http.post("/tenants/acme/keys", "", KEY);
+            assertThat(made.status()).isEqualTo(201);
+            String tenantKey = made.body().get("key").asText();
+            assertThat(http.post("/jobs", "{\"task\": \"noop\"}", tenantKey).status()).isEqualTo(201);
+            assertThat(http.get("/stats", tenantKey).status()).isEqualTo(403);
             api.awaitLine(ShortSettings.START_UP, "HTTP API listening on 127.0.0.1:" + port);
-            assertThat(api.output()).doesNotContain(KEY).doesNotContain(KEY.substring(3)).doesNotContain("the HTTP API is open");
+            assertThat(api.output()).doesNotContain(KEY).doesNotContain(KEY.substring(3)).doesNotContain(tenantKey.substring(22))
+                    .doesNotContain("the HTTP API is open");
         }
     }
 

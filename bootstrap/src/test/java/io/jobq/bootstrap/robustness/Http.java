@@ -41,6 +41,12 @@ final class Http {
         return send(HttpRequest.newBuilder(URI.create(base + path)).GET());
     }
 
+    /** POST of JSON with {@code Authorization: Bearer <key>}. */
+    Response post(String path, String json, String bearer) {
+        return send(HttpRequest.newBuilder(URI.create(base + path)).header("Content-Type", "application/json")
+                .header("Authorization", "Bearer " + bearer).POST(HttpRequest.BodyPublishers.ofString(json)));
+    }
+
     /** GET with {@code Authorization: Bearer <key>}. */
     Response get(String path, String bearer) {
         return send(HttpRequest.newBuilder(URI.create(base + path)).header("Authorization", "Bearer " + bearer).GET());

@@ -1,0 +1,50 @@
+package io.jobq.http;
+
+import io.javalin.http.Context;
+import io.jobq.domain.tenant.TenantId;
+import java.util.Optional;
+
+/**
+ * Who a request speaks for, as {@link Authenticator} found out: anyone (no admin key configured), the admin,
+ * a scraper with the metrics key, or one tenant with its key. Routes that scope by tenant read it with
+ * {@link #of}.
+ *
+ * @param tenant present for a tenant key: the request may only enqueue as, and see, this tenant
+ */
+record Principal(String kind, Optional<TenantId> tenant) {
+    static final Principal OPEN = new Principal("open", Optional.empty());
+    static final Principal ADMIN = new Principal("admin", Optional.empty());
+    static final Principal METRICS = new Principal("metrics", Optional.empty());
+
+    private static final String ATTRIBUTE = "jobq.principal";
+
+    static Principal tenant(TenantId tenant) {
+        return new Principal("tenant", Optional.of(tenant));
+    }
+
+    /** The request's principal; {@link #OPEN} when none was set (no authenticator ran, as in some tests). */
+    static Principal of(Context ctx) {
+        Principal p = ctx.attribute(ATTRIBUTE);
+        return p == null ? OPEN : p;
+    }
+
+    void attachTo(Context ctx) {
+        ctx.attribute(ATTRIBUTE, this);
+    }
+
+    /**
+     * For a tenant key, refuses a request that names another tenant.
+     *
+     * @throws ApiException 403 {@code forbidden} naming {@code field}
+     */
+    void requireTenant(TenantId named, String field) {
+        if (tenant.isPresent() && !tenant.get().equals(named)) {
+            throw new ApiException(403, "forbidden", "this key may only act for tenant " + tenant.get(), field);
+        }
+    }
+
+    /** Whether this principal may see a job of {@code owner} (others answer as if the job did not exist). */
+    boolean sees(TenantId owner) {
+        return tenant.isEmpty() || tenant.get().equals(owner);
+    }
+}
