@@ -22,10 +22,16 @@ record Principal(String kind, Optional<TenantId> tenant) {
         return new Principal("tenant", Optional.of(tenant));
     }
 
-    /** The request's principal; {@link #OPEN} when none was set (no authenticator ran, as in some tests). */
+    /**
+     * The request's principal.
+     *
+     * @throws IllegalStateException (a 500: a fault of the server) when the authenticator set none, so that a
+     *     route it did not guard can never default to open access
+     */
     static Principal of(Context ctx) {
         Principal p = ctx.attribute(ATTRIBUTE);
-        return p == null ? OPEN : p;
+        if (p == null) throw new IllegalStateException("no principal for " + ctx.path() + ": the authenticator did not run");
+        return p;
     }
 
     void attachTo(Context ctx) {

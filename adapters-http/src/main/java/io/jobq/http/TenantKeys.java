@@ -33,7 +33,12 @@ final class TenantKeys {
 
     private final JobStore store;
     private final SecureRandom random = new SecureRandom();
-    private final ConcurrentHashMap<String, Cached> cache = new ConcurrentHashMap<>();
+    /** Live keys looked up (few: one per tenant key in use). */
+    private final ConcurrentHashMap<String, Cached> live = new ConcurrentHashMap<>();
+    /** Ids found to be no key: apart, so that ids made up by the thousand never push out the live ones. */
+    private final ConcurrentHashMap<String, Cached> absent = new ConcurrentHashMap<>();
+    /** Keys revoked through this server: never cached again (ids are never reused), whatever lookup was in flight. */
+    private final java.util.Set<String> revoked = ConcurrentHashMap.newKeySet();
 
     TenantKeys(JobStore store) {
         this.store = store;
@@ -69,18 +74,26 @@ final class TenantKeys {
         return valid ? key.map(ApiKey::tenant) : Optional.empty();
     }
 
-    /** Forgets what the cache holds of a key (it was revoked here). */
+    /** The key was revoked through this server: refused from now on, even by a lookup already in flight. */
     void forget(String id) {
-        cache.remove(id);
+        revoked.add(id);
+        live.remove(id);
     }
 
     private Optional<ApiKey> lookUp(String id) {
+        if (revoked.contains(id)) return Optional.empty();
         Instant now = Instant.now();
-        Cached c = cache.get(id);
+        Cached c = live.get(id);
+        if (c == null) c = absent.get(id);
         if (c != null && now.isBefore(c.until())) return c.key();
         Optional<ApiKey> key = store.apiKey(id);
-        if (cache.size() >= MAX_CACHED) cache.clear(); // bounded: ids guessed at random must not fill the heap
-        cache.put(id, new Cached(key, now.plus(CACHE)));
+        ConcurrentHashMap<String, Cached> into = key.isPresent() ? live : absent;
+        if (into.size() >= MAX_CACHED) into.clear(); // bounded: made-up ids must not fill the heap
+        into.put(id, new Cached(key, now.plus(CACHE)));
+        if (revoked.contains(id)) { // revoked while the store answered: do not let the stale answer stand
+            live.remove(id);
+            return Optional.empty();
+        }
         return key;
     }
 }

@@ -109,9 +109,16 @@ record SettingType<T>(String label, Function<String, T> parser, Function<T, Stri
         return of("task=DURATION,…", TaskTimeouts::parse, TaskTimeouts::toString);
     }
 
-    /** A key (an API key): taken as given, never echoed in an error nor printed; {@code AccessKeys} judges its strength. */
-    static SettingType<String> secret() {
-        return new SettingType<>("KEY", String::strip, v -> "<hidden>", v -> "<hidden>");
+    /**
+     * A key (an API key), or none when the variable is absent: never echoed in an error nor printed;
+     * {@code AccessKeys} judges its strength. Set but blank is refused, not taken for "none": an empty secret
+     * in a deployment must not leave the API open by accident.
+     */
+    static SettingType<Optional<String>> secret() {
+        return new SettingType<>("KEY", v -> {
+            if (v.isBlank()) throw new IllegalArgumentException("is set but empty: give a key, or unset it to run the API open");
+            return Optional.of(v.strip());
+        }, v -> v.isPresent() ? "<hidden>" : "", v -> "<hidden>");
     }
 
     /** A file's path; read by whoever uses the setting. */

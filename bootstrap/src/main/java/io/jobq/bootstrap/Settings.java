@@ -50,13 +50,13 @@ final class Settings {
             "The HTTP API's port.");
     static final Setting<String> BIND = http("JOBQ_BIND", SettingType.host(), "127.0.0.1",
             "Address the API listens on: `127.0.0.1` this machine only, `0.0.0.0` all (the Docker image's).");
-    static final Setting<Optional<String>> ADMIN_KEY = http("JOBQ_ADMIN_KEY", optional(SettingType.secret()), Optional.empty(),
+    static final Setting<Optional<String>> ADMIN_KEY = http("JOBQ_ADMIN_KEY", SettingType.secret(), Optional.empty(),
             "Every endpoint but GET /health then needs `Authorization: Bearer <key>` ("
                     + io.jobq.http.AccessKeys.MIN_KEY_LENGTH + "+ characters; the flag shows in `ps`). Unset: the API is open.");
     static final Setting<Optional<java.nio.file.Path>> ADMIN_KEY_FILE = http("JOBQ_ADMIN_KEY_FILE", optional(SettingType.path()),
-            Optional.empty(), "A file holding the admin key instead.");
-    static final Setting<Optional<String>> METRICS_KEY = http("JOBQ_METRICS_KEY", optional(SettingType.secret()), Optional.empty(),
-            "A key that opens GET /metrics only, for a scraper.");
+            Optional.empty(), "A file holding the admin key instead. Unset: none.");
+    static final Setting<Optional<String>> METRICS_KEY = http("JOBQ_METRICS_KEY", SettingType.secret(), Optional.empty(),
+            "A key that opens GET /metrics only. Unset: none.");
     static final Setting<Integer> POOL_SIZE = everyRole("JOBQ_POOL_SIZE", integer("N", 1, MAX_POOL_SIZE), 10,
             "Most pooled database connections per process (1-" + MAX_POOL_SIZE + ").");
     static final Setting<Duration> LEASE = worker("JOBQ_LEASE", duration(WorkerSettings.MIN_LEASE), WORKER.lease(),

@@ -44,6 +44,17 @@ class ApiAccessTest {
     }
 
     @Test
+    void aKeySetButEmptyIsRefusedRatherThanLeavingTheApiOpen() {
+        for (String blank : new String[] {"", "   "}) {
+            assertThatThrownBy(() -> Settings.resolve(Map.of("JOBQ_ADMIN_KEY", blank), Map.of()))
+                    .isInstanceOf(Settings.InvalidSettingsException.class).hasMessageContaining("JOBQ_ADMIN_KEY")
+                    .hasMessageContaining("set but empty");
+        }
+        assertThatThrownBy(() -> Settings.resolve(Map.of("JOBQ_METRICS_KEY", ""), Map.of()))
+                .hasMessageContaining("JOBQ_METRICS_KEY");
+    }
+
+    @Test
     void aBadBindAddressIsNamed() {
         assertThatThrownBy(() -> Settings.resolve(Map.of("JOBQ_BIND", "every interface"), Map.of()))
                 .isInstanceOf(Settings.InvalidSettingsException.class).hasMessageContaining("JOBQ_BIND");
