@@ -41,13 +41,22 @@ final class MetricsServer implements AutoCloseable {
      * @throws LauncherException if the port cannot be bound
      */
     static MetricsServer start(PrometheusMeterRegistry registry, int port, Worker worker) {
+        return start(registry, new InetSocketAddress(port), worker);
+    }
+
+    /** As {@link #start(PrometheusMeterRegistry, int, Worker)}, on one address ({@code JOBQ_BIND}). */
+    static MetricsServer start(PrometheusMeterRegistry registry, String host, int port, Worker worker) {
+        return start(registry, new InetSocketAddress(host, port), worker);
+    }
+
+    private static MetricsServer start(PrometheusMeterRegistry registry, InetSocketAddress address, Worker worker) {
         new JvmMemoryMetrics().bindTo(registry);
         new JvmThreadMetrics().bindTo(registry);
         new ProcessorMetrics().bindTo(registry);
         JvmGcMetrics gc = new JvmGcMetrics();
         gc.bindTo(registry);
         try {
-            HttpServer server = HttpServer.create(new InetSocketAddress(port), 0);
+            HttpServer server = HttpServer.create(address, 0);
             server.createContext("/metrics", exchange -> {
                 try (exchange) {
                     if (!"GET".equals(exchange.getRequestMethod())) {
@@ -86,7 +95,7 @@ final class MetricsServer implements AutoCloseable {
             return new MetricsServer(server, gc);
         } catch (IOException e) {
             gc.close();
-            throw new LauncherException("cannot serve worker metrics on port " + port + ": " + e.getMessage(), e);
+            throw new LauncherException("cannot serve worker metrics on " + address.getHostString() + ":" + address.getPort() + ": " + e.getMessage(), e);
         }
     }
 

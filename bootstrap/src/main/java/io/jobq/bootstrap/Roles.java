@@ -115,14 +115,15 @@ final class Roles {
                 if (!api && settings.get(METRICS_PORT).isPresent()) {
                     MetricsServer metrics;
                     try {
-                        metrics = MetricsServer.start(registry, settings.get(METRICS_PORT).get(), w);
+                        metrics = MetricsServer.start(registry, settings.get(BIND), settings.get(METRICS_PORT).get(), w);
                     } catch (RuntimeException e) {
                         w.close(); // or it would stay listed as live (GET /workers) until its rows age out
                         throw e;
                     }
                     // closed after the worker: /health answers 503 "stopping" while in-hand jobs drain
                     stopOrder.add(metrics::close);
-                    log.info("worker metrics and health on port {} (GET /metrics, GET /health)", metrics.port());
+                    log.info("worker metrics and health on {}:{} (GET /metrics, GET /health; no key: keep the port private)",
+                            settings.get(BIND), metrics.port());
                 }
                 log.info("worker {} serving queues {} with {} slots (lease {}, grace {}, task timeouts {}; database {})",
                         w.id(), settings.get(QUEUES), settings.get(CONCURRENCY), settings.get(LEASE),

@@ -48,8 +48,8 @@ final class Settings {
             "Schema of jobq's tables and Flyway history, created by migrate. `public` keeps a 0.1 database in place.");
     static final Setting<Integer> PORT = http("PORT", integer("PORT", 0, MAX_PORT), 8000,
             "The HTTP API's port.");
-    static final Setting<String> BIND = http("JOBQ_BIND", SettingType.host(), "127.0.0.1",
-            "Address the API listens on: `127.0.0.1` this machine only, `0.0.0.0` all (the Docker image's).");
+    static final Setting<String> BIND = everyRole("JOBQ_BIND", SettingType.host(), "127.0.0.1",
+            "Address to listen on (API, worker metrics): `127.0.0.1` local only, `0.0.0.0` all.");
     static final Setting<Optional<String>> ADMIN_KEY = http("JOBQ_ADMIN_KEY", SettingType.secret(), Optional.empty(),
             "Every endpoint but GET /health then needs `Authorization: Bearer <key>` ("
                     + io.jobq.http.AccessKeys.MIN_KEY_LENGTH + "+ characters; the flag shows in `ps`). Unset: the API is open.");

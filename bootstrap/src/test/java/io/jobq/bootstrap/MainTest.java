@@ -22,8 +22,8 @@ import picocli.CommandLine.Model.OptionSpec;
  * it; a bad value is refused, naming the flag, before any database work.
  */
 class MainTest {
-    private static final Set<String> COMMON = Set.of("--database-url", "--schema", "--pool-size", "--log-level");
-    private static final Set<String> HTTP = Set.of("--port", "--max-request-bytes", "--bind", "--admin-key", "--admin-key-file",
+    private static final Set<String> COMMON = Set.of("--database-url", "--schema", "--pool-size", "--log-level", "--bind");
+    private static final Set<String> HTTP = Set.of("--port", "--max-request-bytes", "--admin-key", "--admin-key-file",
             "--metrics-key");
     private static final Set<String> WORKER = Set.of("--concurrency", "--queues", "--lease", "--heartbeat",
             "--poll-interval", "--claim-batch", "--grace-period", "--maintenance-interval", "--listen", "--worker-id",
