@@ -55,6 +55,13 @@ public final class Main implements Runnable {
     /** Runs the launcher in this JVM and returns its exit code (tests call this). */
     static int run(String... args) {
         CommandLine cl = commandLine();
+        // picocli quotes a mistyped option with its value ("--admin-kye=<the key>"): the value may be a secret
+        cl.setParameterExceptionHandler((ex, ignored) -> {
+            PrintWriter err = ex.getCommandLine().getErr();
+            err.println(withoutValues(ex.getMessage()));
+            ex.getCommandLine().usage(err);
+            return EXIT_USAGE;
+        });
         cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
             PrintWriter err = commandLine.getErr();
             if (e instanceof InvalidSettingsException) {
@@ -66,6 +73,11 @@ public final class Main implements Runnable {
             return EXIT_FAILURE;
         });
         return cl.execute(args);
+    }
+
+    /** {@code text} with every {@code --flag=value} written {@code --flag=<hidden>}. */
+    static String withoutValues(String text) {
+        return text == null ? "" : text.replaceAll("(--[A-Za-z0-9-]+)=[^'\\s,]*", "$1=<hidden>");
     }
 
     /** The command line: {@code jobq}, a subcommand per {@link Role} in declaration order, and {@code help}. */
@@ -120,6 +132,10 @@ public final class Main implements Runnable {
         Settings s = Settings.resolve(System.getenv(), flags);
         if (LoggerFactory.getILoggerFactory() instanceof LoggerContext ctx) {
             ctx.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).setLevel(Level.valueOf(s.get(Settings.LOG_LEVEL)));
+        }
+        for (String unknown : Settings.unknownVariables(System.getenv().keySet())) {
+            LoggerFactory.getLogger(Main.class).warn("{} is not a jobq setting and is ignored (names: README.md, Configuration;"
+                    + " handler settings start with JOBQ_HANDLER_)", unknown);
         }
         return s;
     }

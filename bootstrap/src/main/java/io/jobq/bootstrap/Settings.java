@@ -125,6 +125,18 @@ final class Settings {
         }
     }
 
+    /**
+     * The variables among {@code names} that look like jobq's ({@code JOBQ_…}) but are none of its settings, so
+     * that a misspelt one ({@code JOBQ_DATABASE_URL} for {@code DATABASE_URL}) is reported instead of silently
+     * ignored. {@code JOBQ_HANDLER_*} (handlers' own) and {@code JOBQ_TEST_*} (the test suite's) are not jobq's.
+     */
+    static List<String> unknownVariables(java.util.Collection<String> names) {
+        java.util.Set<String> declared = new java.util.HashSet<>();
+        for (Setting<?> s : DECLARED) declared.add(s.env());
+        return names.stream().filter(n -> n.startsWith("JOBQ_") && !n.startsWith("JOBQ_HANDLER_") && !n.startsWith("JOBQ_TEST_")
+                && !declared.contains(n)).sorted().toList();
+    }
+
     /** The defaults alone: no environment, no flags. */
     static Settings defaults() {
         return resolve(Map.of(), Map.of());

@@ -93,6 +93,19 @@ class MainTest {
         assertThat(run.err).startsWith("Unknown option").contains("'" + flag + "'");
     }
 
+    @Test
+    void aMistypedFlagIsNamedWithoutItsValueWhichMayBeASecret() {
+        Run run = run("api", "--admin-kye=super-secret-value-0123456789");
+        assertThat(run.exit).isEqualTo(Main.EXIT_USAGE);
+        assertThat(run.err).contains("--admin-kye").doesNotContain("super-secret-value");
+    }
+
+    @Test
+    void variablesThatLookLikeJobqsButAreNoneOfItsSettingsAreNamed() {
+        assertThat(Settings.unknownVariables(List.of("JOBQ_DATABASE_URL", "JOBQ_LEASE", "JOBQ_HANDLER_SHOUT_SUFFIX",
+                "JOBQ_TEST_DATABASE_URL", "PATH", "JOBQ_CONCURENCY"))).containsExactly("JOBQ_CONCURENCY", "JOBQ_DATABASE_URL");
+    }
+
     private static Set<String> settingFlags(Role role) {
         CommandLine sub = Main.commandLine().getSubcommands().get(role.command());
         return sub.getCommandSpec().options().stream()
