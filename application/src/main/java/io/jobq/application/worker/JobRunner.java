@@ -134,7 +134,12 @@ final class JobRunner {
             Outcome outcome = invoke(run);
             Run.Phase finishedFrom = run.finish();
             if (finishedFrom == Run.Phase.RUNNING) {
-                // the handler's own outcome stands
+                // the handler's own outcome stands; a failure after a cancel request says so first (a bare
+                // "java.lang.InterruptedException" in last_error told nobody why the job was cancelled)
+                if (outcome instanceof Outcome.Failed f && run.context.cancellationReason().filter(r -> r.startsWith("cancelled:")).isPresent()) {
+                    outcome = new Outcome.Failed(run.context.cancellationReason().get() + "; the handler ended with: " + f.error(),
+                            f.kind(), f.cause());
+                }
             } else if (finishedFrom == Run.Phase.TIMED_OUT) {
                 outcome = new Outcome.Failed(run.timeoutReason == null ? "timed out" : run.timeoutReason, FailureKind.TIMEOUT, null);
             } else {

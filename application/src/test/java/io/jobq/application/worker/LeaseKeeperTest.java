@@ -96,7 +96,8 @@ class LeaseKeeperTest extends WorkerFixture {
         assertThat(ctx.cancellationReason().orElseThrow()).contains("was cancelled while it ran");
         assertThat(job.attempts()).as("never retried").isEqualTo(1);
         assertThat(job.finishedAt()).isPresent();
-        assertThat(job.lastError().orElseThrow()).contains("Interrupted");
+        assertThat(job.lastError().orElseThrow()).as("why first, then how the handler ended")
+                .startsWith("cancelled: job " + id + " was cancelled while it ran").contains("Interrupted");
     }
 
     /** A handler that ignores the flag and the interrupt finishes its work: the job is done, its result kept. */
