@@ -42,7 +42,7 @@ public record ScheduleView(
         Instant next = null;
         String error = null;
         try {
-            CronSchedule cron = CronSchedule.parse(s.cron(), CronSchedule.zone(s.timezone()));
+            CronSchedule cron = CronSchedule.read(s.cron(), CronSchedule.zone(s.timezone()));
             Instant since = s.since();
             next = cron.nextAfter(since.isAfter(now) ? since : now).orElse(null);
         } catch (RuntimeException e) { // a row that no longer parses, or a tick cron-utils cannot place

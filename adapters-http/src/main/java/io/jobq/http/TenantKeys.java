@@ -51,8 +51,7 @@ final class TenantKeys {
         byte[] secret = new byte[32];
         random.nextBytes(secret);
         String key = "jobq_" + id + "_" + Base64.getUrlEncoder().withoutPadding().encodeToString(secret);
-        store.saveApiKey(new ApiKey(id.toString(), tenant, AccessKeys.digest(key), Instant.EPOCH));
-        ApiKey saved = store.apiKey(id.toString()).orElseThrow();
+        ApiKey saved = store.saveApiKey(new ApiKey(id.toString(), tenant, AccessKeys.digest(key), Instant.EPOCH));
         return new NewKey(saved, key);
     }
 

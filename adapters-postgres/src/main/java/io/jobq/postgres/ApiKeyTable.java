@@ -12,7 +12,7 @@ import org.jooq.exception.DataAccessException;
 
 /** The {@code api_keys} table (schema V11): digests of tenants' API keys, never the keys. */
 final class ApiKeyTable {
-    private static final String SAVE = "INSERT INTO jobq.api_keys (id, tenant, digest) VALUES ({0}, {1}, {2})";
+    private static final String SAVE = "INSERT INTO jobq.api_keys (id, tenant, digest) VALUES ({0}, {1}, {2}) RETURNING created_at";
     private static final String GET = "SELECT id, tenant, digest, created_at FROM jobq.api_keys WHERE id = {0} AND revoked_at IS NULL";
     private static final String OF_TENANT = """
             SELECT id, tenant, digest, created_at FROM jobq.api_keys WHERE tenant = {0} AND revoked_at IS NULL
@@ -22,9 +22,11 @@ final class ApiKeyTable {
 
     private ApiKeyTable() {}
 
-    static void save(DSLContext dsl, ApiKey key) {
+    static ApiKey save(DSLContext dsl, ApiKey key) {
         try {
-            dsl.execute(JobqSchema.of(dsl).sql(SAVE), key.id(), key.tenant().value(), key.digest());
+            OffsetDateTime created = dsl.resultQuery(JobqSchema.of(dsl).sql(SAVE), key.id(), key.tenant().value(), key.digest())
+                    .fetchSingle(0, OffsetDateTime.class);
+            return new ApiKey(key.id(), key.tenant(), key.digest(), created.toInstant());
         } catch (DataAccessException e) {
             if ("23505".equals(StoreErrors.sqlState(e))) throw new IllegalArgumentException("key id " + key.id() + " is taken", e);
             throw e;

@@ -740,12 +740,9 @@ public final class PostgresJobStore implements JobStore {
     // ---------------------------------------------------------------- API keys (ApiKeyTable)
 
     @Override
-    public void saveApiKey(ApiKey key) {
+    public ApiKey saveApiKey(ApiKey key) {
         Objects.requireNonNull(key, "key");
-        run("save API key", () -> {
-            ApiKeyTable.save(dsl, key);
-            return null;
-        });
+        return run("save API key", () -> ApiKeyTable.save(dsl, key));
     }
 
     @Override

@@ -171,8 +171,8 @@ public class ForwardingJobStore implements JobStore {
     }
 
     @Override
-    public void saveApiKey(ApiKey key) {
-        delegate().saveApiKey(key);
+    public ApiKey saveApiKey(ApiKey key) {
+        return delegate().saveApiKey(key);
     }
 
     @Override

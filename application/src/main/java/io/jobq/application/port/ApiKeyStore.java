@@ -15,8 +15,13 @@ import java.util.Optional;
  */
 public interface ApiKeyStore {
 
-    /** Saves a new key. @throws IllegalArgumentException if {@code key.id()} is taken */
-    void saveApiKey(ApiKey key);
+    /**
+     * Saves a new key.
+     *
+     * @return the key as stored, with the store's {@code createdAt}
+     * @throws IllegalArgumentException if {@code key.id()} is taken
+     */
+    ApiKey saveApiKey(ApiKey key);
 
     /** The key with this id, if it exists and is not revoked. */
     Optional<ApiKey> apiKey(String id);

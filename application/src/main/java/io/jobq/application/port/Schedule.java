@@ -10,7 +10,7 @@ import java.util.Optional;
  * A stored cron schedule, as the store read it.
  *
  * @param cron the expression's text and {@code timezone} its zone id, as stored: a row written by hand may
- *     not parse, so readers parse them ({@link io.jobq.application.schedule.CronSchedule#parse}) and handle the error
+ *     not parse, so readers read them ({@link io.jobq.application.schedule.CronSchedule#read}) and handle the error
  * @param job the job each tick enqueues
  * @param revision a new, larger number at every {@code PUT} (also when a deleted schedule is created again);
  *     a firer that read another revision fires nothing

@@ -66,12 +66,27 @@ public final class CronSchedule {
     }
 
     /**
-     * Parses {@code expression} for {@code zone}.
+     * Parses {@code expression} for {@code zone}, for a new schedule: also looks ticks up across two years
+     * (48 lookups), so that what is accepted here never fails when fired.
      *
      * @throws IllegalArgumentException with a message starting "cron": not 5 or 6 fields, a value out of range,
-     *     longer than {@value #MAX_LENGTH} characters, or an expression that never fires ({@code 0 0 30 2 *})
+     *     longer than {@value #MAX_LENGTH} characters, or an expression that never fires ({@code 0 0 30 2 *}) or
+     *     that cron-utils cannot place in some month ({@code 0 0 0 31W * ?})
      */
     public static CronSchedule parse(String expression, ZoneId zone) {
+        CronSchedule schedule = read(expression, zone);
+        schedule.probe();
+        return schedule;
+    }
+
+    /**
+     * Reads a stored expression, which {@link #parse} accepted when it was set: the syntax checks only, without
+     * {@link #parse}'s lookups (readers read every schedule, often). One edited by hand since may still fail at
+     * a lookup ({@link IllegalStateException}), which its readers handle.
+     *
+     * @throws IllegalArgumentException as {@link #parse}, for the syntax
+     */
+    public static CronSchedule read(String expression, ZoneId zone) {
         Objects.requireNonNull(expression, "cron");
         Objects.requireNonNull(zone, "timezone");
         String text = expression.strip();
@@ -98,9 +113,7 @@ public final class CronSchedule {
         } catch (RuntimeException e) { // cron-utils signals bad input with several unchecked types
             throw new IllegalArgumentException("cron is not valid: " + e.getMessage(), e);
         }
-        CronSchedule schedule = new CronSchedule(text, zone, times);
-        schedule.probe();
-        return schedule;
+        return new CronSchedule(text, zone, times);
     }
 
     /**

@@ -128,7 +128,7 @@ final class ScheduleFirer {
         if (known != null) return known;
         Optional<CronSchedule> cron;
         try {
-            cron = Optional.of(CronSchedule.parse(s.cron(), CronSchedule.zone(s.timezone())));
+            cron = Optional.of(CronSchedule.read(s.cron(), CronSchedule.zone(s.timezone())));
         } catch (IllegalArgumentException e) {
             log.atWarn().addKeyValue("worker", worker).addKeyValue("schedule", s.name())
                     .log("schedule {} (revision {}) is not fired: {}; PUT it again to fix it", s.name(), s.revision(),

@@ -492,11 +492,12 @@ public final class InMemoryJobStore implements JobStore {
     private final Map<String, ApiKey> apiKeys = new java.util.LinkedHashMap<>();
 
     @Override
-    public void saveApiKey(ApiKey key) {
-        tx("saveApiKey", () -> {
+    public ApiKey saveApiKey(ApiKey key) {
+        return tx("saveApiKey", () -> {
             if (apiKeys.containsKey(key.id())) throw new IllegalArgumentException("key id " + key.id() + " is taken");
-            apiKeys.put(key.id(), new ApiKey(key.id(), key.tenant(), key.digest(), clock.instant()));
-            return null;
+            ApiKey stored = new ApiKey(key.id(), key.tenant(), key.digest(), clock.instant());
+            apiKeys.put(key.id(), stored);
+            return stored;
         });
     }
 

@@ -25,7 +25,8 @@ public abstract class ApiKeysContract {
 
     @Test
     void aSavedKeyIsFoundByIdAndListedWithItsTenantsOnly() {
-        store().saveApiKey(key("k1", ACME, 1));
+        ApiKey saved = store().saveApiKey(key("k1", ACME, 1));
+        assertThat(saved.createdAt()).as("the store's clock, not the caller's").isAfter(Instant.EPOCH);
         store().saveApiKey(key("k2", GLOBEX, 2));
         store().saveApiKey(key("k3", ACME, 3));
         ApiKey k1 = store().apiKey("k1").orElseThrow();
