@@ -3,18 +3,16 @@ package io.jobq.http;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
-import io.jobq.application.port.CancelResult;
 import io.jobq.application.port.EnqueueResult;
 import io.jobq.application.port.JobQuery;
 import io.jobq.application.port.JobStore;
 import io.jobq.application.port.NewJob;
 import io.jobq.application.port.NewJobBatch;
-import io.jobq.application.port.RetryResult;
-import io.jobq.domain.job.Job;
 import io.jobq.domain.job.JobId;
 import io.jobq.domain.job.JobState;
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.job.StoredText;
+import io.jobq.domain.job.TaskName;
 import io.jobq.domain.tenant.TenantId;
 import java.util.HexFormat;
 import java.util.List;
@@ -22,22 +20,23 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * {@code /jobs}: enqueue one or a batch, read one, list, retry a dead one.
+ * {@code /jobs}: enqueue one or a batch, read one, list, retry a dead one, cancel one.
  *
  * <ul>
  *   <li>{@code POST /jobs} {@link EnqueueJobRequest} → 201 {@link JobView}; 200 with the original job when
  *       the tenant already used the idempotency key (nothing written).
  *   <li>{@code POST /jobs/batch} {@link EnqueueBatchRequest} → 201 {@code {"ids": [...]}}, one INSERT, all or nothing.
  *   <li>{@code GET /jobs/{id}} → 200 job; 400 if id is not a positive integer; 404 unknown.
- *   <li>{@code GET /jobs?tenant=&queue=&status=&limit=&after=} → 200 {@code {"jobs": [...], "next": id|null}},
+ *   <li>{@code GET /jobs?tenant=&queue=&status=&task=&limit=&after=} → 200 {@code {"jobs": [...], "next": id|null}},
  *       newest first, keyset pagination by id; limit 1-500, default 50; unknown parameters → 400.
  *   <li>{@code POST /jobs/{id}/retry} → 200 the requeued job; 409 {@code job_not_dead} naming its status; 404.
  * </ul>
  */
 final class JobRoutes {
-    private static final Set<String> LIST_PARAMS = Set.of("tenant", "queue", "status", "limit", "after");
+    private static final Set<String> LIST_PARAMS = Set.of("tenant", "queue", "status", "task", "limit", "after");
 
     private final JobStore store;
+    private final JobActions actions;
     private final LiveHandlers liveHandlers;
     private final JobMetrics metrics;
     private final HttpSettings settings;
@@ -45,6 +44,7 @@ final class JobRoutes {
     JobRoutes(JobStore store, JobMetrics metrics, HttpSettings settings) {
         this.liveHandlers = new LiveHandlers(store);
         this.store = store;
+        this.actions = new JobActions(store);
         this.metrics = metrics;
         this.settings = settings;
     }
@@ -90,20 +90,13 @@ final class JobRoutes {
     private void get(Context ctx) {
         Inputs.requireNoQuery(ctx);
         JobId id = Inputs.read(() -> pathId(ctx));
-        Job job = store.get(id).filter(j -> Principal.of(ctx).sees(j.tenant())).orElseThrow(() -> notFound(id));
-        Responses.json(ctx, 200, JobView.of(job));
+        Responses.json(ctx, 200, JobView.of(actions.get(Principal.of(ctx), id)));
     }
 
     private void retry(Context ctx) {
         Inputs.requireNoQuery(ctx);
         JobId id = Inputs.read(() -> pathId(ctx));
-        requireVisible(ctx, id);
-        switch (store.retryDead(id)) {
-            case RetryResult.Requeued r -> Responses.json(ctx, 200, JobView.of(r.job()));
-            case RetryResult.NotDead n -> throw new ApiException(409, "job_not_dead",
-                    "job " + id + " is " + n.job().state().dbName() + "; only dead jobs can be retried", null);
-            case RetryResult.NotFound nf -> throw notFound(id);
-        }
+        Responses.json(ctx, 200, JobView.of(actions.retry(Principal.of(ctx), id)));
     }
 
     /**
@@ -113,37 +106,14 @@ final class JobRoutes {
     private void cancel(Context ctx) {
         Inputs.requireNoQuery(ctx);
         JobId id = Inputs.read(() -> pathId(ctx));
-        requireVisible(ctx, id);
-        switch (store.cancel(id)) {
-            case CancelResult.Cancelled c -> Responses.json(ctx, 200, JobView.of(c.job()));
-            case CancelResult.Requested r -> Responses.json(ctx, 200, JobView.of(r.job()));
-            case CancelResult.Finished f -> throw new ApiException(409, "job_finished",
-                    "job " + id + " is " + f.job().state().dbName() + "; only a job not yet finished can be cancelled", null);
-            case CancelResult.NotFound nf -> throw notFound(id);
-        }
-    }
-
-    /** For a tenant key, another tenant's job (or none) is 404, before anything is done to it. */
-    private void requireVisible(Context ctx, JobId id) {
-        Principal who = Principal.of(ctx);
-        if (who.tenant().isPresent() && store.get(id).filter(j -> who.sees(j.tenant())).isEmpty()) throw notFound(id);
+        Responses.json(ctx, 200, JobView.of(actions.cancel(Principal.of(ctx), id)));
     }
 
     private void list(Context ctx) {
         JobQuery asked = Inputs.read(() -> listQuery(ctx));
-        Principal who = Principal.of(ctx);
-        asked.tenant().ifPresent(t -> who.requireTenant(t, "tenant"));
-        JobQuery query = who.tenant().isEmpty() ? asked
-                : new JobQuery(who.tenant(), asked.queue(), asked.state(), asked.limit(), asked.after());
-        List<Job> page = store.list(query);
-        Long next = null;
-        if (page.size() == query.limit()) {
-            // A full page may be the last one: probe for one more row so `next` is null exactly on the last page.
-            JobId last = page.getLast().id();
-            JobQuery probe = new JobQuery(query.tenant(), query.queue(), query.state(), 1, Optional.of(last));
-            if (!store.list(probe).isEmpty()) next = last.value();
-        }
-        Responses.json(ctx, 200, new Views.JobPage(page.stream().map(JobView::of).toList(), next));
+        JobPage page = JobPage.read(store, asked, Principal.of(ctx));
+        Responses.json(ctx, 200, new Views.JobPage(page.jobs().stream().map(JobView::of).toList(),
+                page.next().map(JobId::value).orElse(null)));
     }
 
     /** The query of {@code GET /jobs}; each parameter at most once, none unknown. */
@@ -152,7 +122,7 @@ final class JobRoutes {
         for (var e : ctx.queryParamMap().entrySet()) {
             String shown = StoredText.excerpt(e.getKey());
             if (!LIST_PARAMS.contains(e.getKey())) {
-                throw new ApiException(400, "unknown_field", "unknown query parameter \"" + shown + "\"; accepted: after, limit, queue, status, tenant", shown);
+                throw new ApiException(400, "unknown_field", "unknown query parameter \"" + shown + "\"; accepted: after, limit, queue, status, task, tenant", shown);
             }
             if (e.getValue().size() > 1) throw ApiException.invalid(shown, shown + " must be given at most once");
         }
@@ -166,6 +136,7 @@ final class JobRoutes {
                         + StoredText.excerpt(v) + "\"");
             }
         });
+        Optional<TaskName> task = param(ctx, "task").map(v -> Fields.checked("task", () -> TaskName.of(v)));
         int limit = param(ctx, "limit").map(v -> {
             // ASCII digits only: Long.parseLong would also take "+5"; 18 digits cannot overflow a long
             boolean digits = !v.isEmpty() && v.length() <= 18 && v.chars().allMatch(c -> c >= '0' && c <= '9');
@@ -176,7 +147,7 @@ final class JobRoutes {
             return (int) n;
         }).orElse(JobQuery.DEFAULT_LIMIT);
         Optional<JobId> after = param(ctx, "after").map(v -> Fields.checked("after", () -> JobId.parse("after", v)));
-        return new JobQuery(tenant, queue, state, limit, after);
+        return new JobQuery(tenant, queue, state, task, limit, after);
     }
 
     /**
@@ -201,9 +172,5 @@ final class JobRoutes {
 
     static JobId pathId(Context ctx) {
         return Fields.checked("id", () -> JobId.parse("id", ctx.pathParam("id")));
-    }
-
-    private static ApiException notFound(JobId id) {
-        return new ApiException(404, "job_not_found", "no job has id " + id, "id");
     }
 }

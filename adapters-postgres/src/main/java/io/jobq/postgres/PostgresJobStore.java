@@ -8,6 +8,8 @@ import static org.jooq.impl.DSL.val;
 
 import io.jobq.application.port.ApiKeyStore.ApiKey;
 import io.jobq.application.port.Backlog;
+import io.jobq.application.port.FinishedCount;
+import io.jobq.application.port.TenantActivity;
 import io.jobq.application.port.CancelResult;
 import io.jobq.application.port.ClaimRequest;
 import io.jobq.application.port.EnqueueResult;
@@ -785,6 +787,7 @@ public final class PostgresJobStore implements JobStore {
         if (q.tenant().isPresent()) where = where.and(JOBS.TENANT.eq(q.tenant().get().value()));
         if (q.queue().isPresent()) where = where.and(JOBS.QUEUE.eq(q.queue().get().value()));
         if (q.state().isPresent()) where = where.and(JOBS.STATE.eq(q.state().get().dbName()));
+        if (q.task().isPresent()) where = where.and(JOBS.TASK.eq(q.task().get().value()));
         if (q.after().isPresent()) where = where.and(JOBS.ID.lt(q.after().get().value()));
         Condition filter = where;
         return run("list", () -> UnreadableRows.readPage(dsl, filter, q.limit()));
@@ -805,6 +808,20 @@ public final class PostgresJobStore implements JobStore {
     public List<CapUsage> capUsage(int limit) {
         requirePositive(limit);
         return run("cap usage", () -> TenantCaps.usage(dsl, limit));
+    }
+
+    /** See {@link ActivityReads#tenants}. */
+    @Override
+    public List<TenantActivity> tenantActivity(Optional<TenantId> tenant, int limit) {
+        requirePositive(limit);
+        return run("tenant activity", () -> ActivityReads.tenants(dsl, tenant, limit));
+    }
+
+    /** See {@link ActivityReads#finished}. */
+    @Override
+    public List<FinishedCount> finishedPerMinute(Optional<TenantId> tenant, int minutes) {
+        if (minutes < 1 || minutes > 1_440) throw new IllegalArgumentException("minutes must be 1-1440, was " + minutes);
+        return run("finished per minute", () -> ActivityReads.finished(dsl, tenant, minutes));
     }
 
     @Override

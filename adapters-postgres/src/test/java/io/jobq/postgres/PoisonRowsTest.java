@@ -82,7 +82,7 @@ class PoisonRowsTest extends PostgresStoreTestCase {
     }
 
     static JobQuery all() {
-        return new JobQuery(Optional.empty(), Optional.empty(), Optional.empty(), JobQuery.MAX_LIMIT, Optional.empty());
+        return new JobQuery(Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), JobQuery.MAX_LIMIT, Optional.empty());
     }
 
     @Nested

@@ -226,6 +226,16 @@ public class ForwardingJobStore implements JobStore {
     }
 
     @Override
+    public List<io.jobq.application.port.TenantActivity> tenantActivity(Optional<io.jobq.domain.tenant.TenantId> tenant, int limit) {
+        return delegate().tenantActivity(tenant, limit);
+    }
+
+    @Override
+    public List<io.jobq.application.port.FinishedCount> finishedPerMinute(Optional<io.jobq.domain.tenant.TenantId> tenant, int minutes) {
+        return delegate().finishedPerMinute(tenant, minutes);
+    }
+
+    @Override
     public void ping() {
         delegate().ping();
     }

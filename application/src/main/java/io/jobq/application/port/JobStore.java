@@ -296,6 +296,21 @@ public interface JobStore extends ScheduleStore, ApiKeyStore {
     /** The {@code limit} largest backlogs (queued jobs) by queue and tenant, largest first. */
     List<Backlog> largestBacklogs(int limit);
 
+    /**
+     * Every tenant of every queue (or of {@code tenant} only) with its settings and exact live counts, busiest
+     * first (most queued, held and running), then by queue and tenant; at most {@code limit} rows. The cost grows
+     * with the tenants and the live jobs, never with the finished ones.
+     */
+    List<TenantActivity> tenantActivity(Optional<TenantId> tenant, int limit);
+
+    /**
+     * Jobs that reached done, dead or cancelled per minute, queue and state, over the current minute and the
+     * {@code minutes} before it (1-1,440), oldest first; of {@code tenant} only when present. Exact, and as
+     * cheap as the finished jobs of those minutes (not of the whole table). Jobs already deleted by retention
+     * are not counted.
+     */
+    List<FinishedCount> finishedPerMinute(Optional<TenantId> tenant, int minutes);
+
     /** One round trip to the store; throws {@link StoreUnavailableException} if it cannot be reached. */
     void ping();
 

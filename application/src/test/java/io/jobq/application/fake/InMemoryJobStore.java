@@ -10,6 +10,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import io.jobq.application.port.ApiKeyStore.ApiKey;
 import io.jobq.application.port.Backlog;
+import io.jobq.application.port.FinishedCount;
+import io.jobq.application.port.TenantActivity;
 import io.jobq.application.port.CancelResult;
 import io.jobq.application.port.ClaimRequest;
 import io.jobq.application.port.EnqueueResult;
@@ -683,6 +685,7 @@ public final class InMemoryJobStore implements JobStore {
                 .filter(r -> query.tenant().map(t -> t.equals(r.tenant)).orElse(true))
                 .filter(r -> query.queue().map(q -> q.equals(r.queue)).orElse(true))
                 .filter(r -> query.state().map(s -> s == r.state).orElse(true))
+                .filter(r -> query.task().map(t -> t.equals(r.task)).orElse(true))
                 .filter(r -> query.after().map(a -> r.id < a.value()).orElse(true))
                 .limit(query.limit())
                 .map(Row::toJob)
@@ -728,6 +731,47 @@ public final class InMemoryJobStore implements JobStore {
                     .sorted(Comparator.comparingLong(Backlog::queued).reversed()
                             .thenComparing(b -> b.queue().value()).thenComparing(b -> b.tenant().value()))
                     .limit(limit)
+                    .toList();
+        });
+    }
+
+    @Override
+    public List<TenantActivity> tenantActivity(Optional<TenantId> tenant, int limit) {
+        if (limit < 1) throw new IllegalArgumentException("limit must be >= 1, was " + limit);
+        return tx("tenantActivity", () -> {
+            Map<TenantKey, long[]> live = new HashMap<>();
+            for (Row r : rows.values()) {
+                int slot = switch (r.state) { case QUEUED -> 0; case HELD -> 1; case RUNNING -> 2; default -> -1; };
+                if (slot >= 0) live.computeIfAbsent(new TenantKey(r.queue, r.tenant), k -> new long[3])[slot]++;
+            }
+            return tenants.entrySet().stream()
+                    .filter(e -> tenant.map(t -> t.equals(e.getKey().tenant())).orElse(true))
+                    .map(e -> {
+                        long[] n = live.getOrDefault(e.getKey(), new long[3]);
+                        return new TenantActivity(e.getKey().queue(), e.getKey().tenant(), e.getValue().weight,
+                                Optional.ofNullable(e.getValue().maxRunning).map(MaxRunning::new), n[0], n[1], n[2]);
+                    })
+                    .sorted(Comparator.comparingLong((TenantActivity a) -> a.backlog() + a.running()).reversed()
+                            .thenComparing(a -> a.queue().value()).thenComparing(a -> a.tenant().value()))
+                    .limit(limit)
+                    .toList();
+        });
+    }
+
+    @Override
+    public List<FinishedCount> finishedPerMinute(Optional<TenantId> tenant, int minutes) {
+        if (minutes < 1 || minutes > 1_440) throw new IllegalArgumentException("minutes must be 1-1440, was " + minutes);
+        return tx("finishedPerMinute", () -> {
+            Instant from = clock.instant().truncatedTo(java.time.temporal.ChronoUnit.MINUTES).minus(Duration.ofMinutes(minutes));
+            Map<FinishedCount, Long> counts = new HashMap<>();
+            for (Row r : rows.values()) {
+                if (r.finishedAt == null || r.finishedAt.isBefore(from) || !(r.state == JobState.DONE || r.state == JobState.DEAD || r.state == JobState.CANCELLED)) continue;
+                if (tenant.isPresent() && !tenant.get().equals(r.tenant)) continue;
+                counts.merge(new FinishedCount(r.finishedAt.truncatedTo(java.time.temporal.ChronoUnit.MINUTES), r.queue, r.state, 0), 1L, Long::sum);
+            }
+            return counts.entrySet().stream()
+                    .map(e -> new FinishedCount(e.getKey().minute(), e.getKey().queue(), e.getKey().state(), e.getValue()))
+                    .sorted(Comparator.comparing(FinishedCount::minute).thenComparing(c -> c.queue().value()).thenComparing(c -> c.state().dbName()))
                     .toList();
         });
     }

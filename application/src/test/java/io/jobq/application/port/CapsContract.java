@@ -52,7 +52,7 @@ public abstract class CapsContract {
     }
 
     List<JobId> inState(TenantId tenant, QueueName queue, JobState state) {
-        return store().list(new JobQuery(Optional.of(tenant), Optional.of(queue), Optional.of(state), JobQuery.MAX_LIMIT,
+        return store().list(new JobQuery(Optional.of(tenant), Optional.of(queue), Optional.of(state), Optional.empty(), JobQuery.MAX_LIMIT,
                 Optional.empty())).stream().map(Job::id).sorted(java.util.Comparator.comparingLong(JobId::value)).toList();
     }
 

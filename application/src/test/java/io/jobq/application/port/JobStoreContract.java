@@ -3,6 +3,7 @@ package io.jobq.application.port;
 import static io.jobq.application.fake.Json.json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -21,6 +22,7 @@ import io.jobq.domain.retry.RetryPolicy;
 import io.jobq.domain.tenant.TenantId;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -137,7 +139,7 @@ public abstract class JobStoreContract {
 
     static JobQuery query(Optional<TenantId> tenant, Optional<QueueName> queue, Optional<JobState> state, int limit,
             Optional<JobId> after) {
-        return new JobQuery(tenant, queue, state, limit, after);
+        return new JobQuery(tenant, queue, state, Optional.empty(), limit, after);
     }
 
     // --- the contract -----------------------------------------------------------------------------
@@ -1034,6 +1036,67 @@ public abstract class JobStoreContract {
             assertThat(page2).extracting(Job::id).containsExactly(ids.get(3), ids.get(2));
             assertThat(even).extracting(Job::id).containsExactly(ids.get(4), ids.get(2), ids.get(0));
             assertThat(running).extracting(Job::id).containsExactly(ids.get(0));
+        }
+
+        @Test
+        void listFiltersByTask() {
+            store().enqueue(NewJob.of(TenantId.of("t"), Q, TaskName.of("email"), "{}"));
+            Job report = store().enqueue(NewJob.of(TenantId.of("t"), Q, TaskName.of("report"), "{}")).job();
+            store().enqueue(NewJob.of(TenantId.of("t"), Q, TaskName.of("email"), "{}"));
+
+            List<Job> reports = store().list(new JobQuery(Optional.empty(), Optional.empty(), Optional.empty(),
+                    Optional.of(TaskName.of("report")), 50, Optional.empty()));
+
+            assertThat(reports).extracting(Job::id).containsExactly(report.id());
+        }
+
+        @Test
+        void tenantActivityShowsSettingsAndLiveCountsBusiestFirst() {
+            for (int i = 0; i < 3; i++) enqueue("big");
+            enqueue("small");
+            store().enqueue(job("idle").withDelay(Duration.ofHours(1)));
+            store().configureTenant(TenantUpdate.weight(TenantId.of("small"), Q, new TenantWeight(2.5)));
+            store().enqueue(NewJob.of(TenantId.of("big"), OTHER, TASK, "{}"));
+            Job run = claimOne(W1); // big's oldest job (the first tag)
+            assertThat(run.tenant()).isEqualTo(TenantId.of("big"));
+
+            List<TenantActivity> all = store().tenantActivity(Optional.empty(), 10);
+
+            assertThat(all).containsExactly(
+                    new TenantActivity(Q, TenantId.of("big"), TenantWeight.DEFAULT, Optional.empty(), 2, 0, 1),
+                    new TenantActivity(Q, TenantId.of("small"), new TenantWeight(2.5), Optional.empty(), 1, 0, 0),
+                    new TenantActivity(OTHER, TenantId.of("big"), TenantWeight.DEFAULT, Optional.empty(), 1, 0, 0),
+                    new TenantActivity(Q, TenantId.of("idle"), TenantWeight.DEFAULT, Optional.empty(), 0, 0, 0));
+            assertThat(store().tenantActivity(Optional.of(TenantId.of("small")), 10)).extracting(TenantActivity::tenant)
+                    .containsExactly(TenantId.of("small"));
+            assertThat(store().tenantActivity(Optional.empty(), 2)).hasSize(2);
+        }
+
+        @Test
+        void finishedPerMinuteCountsFinalStatesPerQueueAndTenant() {
+            for (int i = 0; i < 3; i++) enqueue("a");
+            enqueue("b");
+            List<Job> runs = claim(W1, 4);
+            for (Job r : runs) {
+                if (r.tenant().equals(TenantId.of("b"))) store().fail(r.fencingToken(), "no", DEAD);
+                else store().complete(r.fencingToken(), Optional.empty());
+            }
+            Job cancelled = enqueue("a");
+            store().cancel(cancelled.id());
+            Instant minute = store().get(cancelled.id()).orElseThrow().finishedAt().orElseThrow().truncatedTo(ChronoUnit.MINUTES);
+
+            List<FinishedCount> all = store().finishedPerMinute(Optional.empty(), 5);
+            List<FinishedCount> ofB = store().finishedPerMinute(Optional.of(TenantId.of("b")), 5);
+            advanceTime(Duration.ofMinutes(10));
+
+            assertThat(all).extracting(FinishedCount::state, FinishedCount::count).containsExactlyInAnyOrder(
+                    tuple(JobState.DONE, 3L), tuple(JobState.DEAD, 1L), tuple(JobState.CANCELLED, 1L));
+            assertThat(all).allSatisfy(c -> {
+                assertThat(c.queue()).isEqualTo(Q);
+                assertThat(c.minute()).isCloseTo(minute, within(1, ChronoUnit.MINUTES));
+            });
+            assertThat(ofB).extracting(FinishedCount::state, FinishedCount::count).containsExactly(tuple(JobState.DEAD, 1L));
+            assertThat(store().finishedPerMinute(Optional.empty(), 5)).as("ten minutes later, out of a five-minute window").isEmpty();
         }
 
         @Test

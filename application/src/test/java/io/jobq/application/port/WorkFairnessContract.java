@@ -53,7 +53,7 @@ public abstract class WorkFairnessContract {
     }
 
     List<JobId> inState(TenantId tenant, JobState state) {
-        return store().list(new JobQuery(Optional.of(tenant), Optional.of(Q), Optional.of(state), JobQuery.MAX_LIMIT,
+        return store().list(new JobQuery(Optional.of(tenant), Optional.of(Q), Optional.of(state), Optional.empty(), JobQuery.MAX_LIMIT,
                 Optional.empty())).stream().map(Job::id).sorted(java.util.Comparator.comparingLong(JobId::value)).toList();
     }
 
