@@ -17,6 +17,9 @@ import java.util.regex.Pattern;
  *       routes themselves refuse another tenant, 403, and hide its jobs, 404), and the OpenAPI document; any
  *       other endpoint is 403 {@code forbidden}.</li>
  *   <li>No key, or a key that is none of these: 401 {@code unauthorized} with {@code WWW-Authenticate: Bearer}.</li>
+ *   <li>The dashboard ({@code /ui}) also takes the key from its login cookie ({@link DashboardSession}); without a
+ *       valid one a browser is sent to the login page instead of a 401. A tenant key may open every dashboard
+ *       page: the pages show its tenant only.</li>
  * </ul>
  */
 final class Authenticator {
@@ -46,15 +49,24 @@ final class Authenticator {
             return;
         }
         if (ctx.path().equals("/health")) return;
-        Optional<String> presented = bearer(ctx.header("Authorization"));
-        Principal who = presented.flatMap(this::identify).orElseThrow(() -> {
+        boolean dashboard = DashboardSession.isDashboard(ctx.path());
+        if (dashboard && DashboardSession.isPublic(ctx.path())) return;
+        Optional<String> presented = bearer(ctx.header("Authorization"))
+                .or(() -> dashboard ? DashboardSession.key(ctx) : Optional.empty());
+        Optional<Principal> identified = presented.flatMap(this::identify);
+        if (identified.isEmpty() && dashboard) {
+            DashboardSession.toLogin(ctx);
+            return;
+        }
+        Principal who = identified.orElseThrow(() -> {
             ctx.header("WWW-Authenticate", "Bearer realm=\"jobq\"");
             return new ApiException(401, "unauthorized", presented.isEmpty()
                     ? "this endpoint needs Authorization: Bearer <key>" : "the key is not valid", null);
         });
         boolean allowed = who == Principal.ADMIN
                 || (who == Principal.METRICS && ctx.path().equals("/metrics"))
-                || (who.tenant().isPresent() && TENANT.stream().anyMatch(r -> r.method().equals(ctx.method()) && r.path().matcher(ctx.path()).matches()));
+                || (who.tenant().isPresent() && (dashboard || TENANT.stream()
+                        .anyMatch(r -> r.method().equals(ctx.method()) && r.path().matcher(ctx.path()).matches())));
         if (!allowed) {
             throw new ApiException(403, "forbidden", who == Principal.METRICS ? "the metrics key opens GET /metrics only"
                     : "a tenant key may only enqueue and read its own jobs", null);
@@ -62,7 +74,8 @@ final class Authenticator {
         who.attachTo(ctx);
     }
 
-    private Optional<Principal> identify(String presented) {
+    /** The principal {@code presented} stands for, if it is a valid key (the dashboard's login form checks with it). */
+    Optional<Principal> identify(String presented) {
         // every check runs, so the time taken does not say which kind of key came closest
         boolean admin = keys.isAdmin(presented);
         boolean metrics = keys.isMetrics(presented);

@@ -51,11 +51,13 @@ public final class HttpApi {
     private final Javalin app;
     private final PrometheusMeterRegistry registry;
     private final JvmGcMetrics gcMetrics;
+    private final BacklogHistory history;
 
-    private HttpApi(Javalin app, PrometheusMeterRegistry registry, JvmGcMetrics gcMetrics) {
+    private HttpApi(Javalin app, PrometheusMeterRegistry registry, JvmGcMetrics gcMetrics, BacklogHistory history) {
         this.app = app;
         this.registry = registry;
         this.gcMetrics = gcMetrics;
+        this.history = history;
     }
 
     /**
@@ -75,6 +77,7 @@ public final class HttpApi {
         JvmGcMetrics gc = new JvmGcMetrics();
         gc.bindTo(registry);
         JobMetrics metrics = new JobMetrics(store, registry, settings);
+        BacklogHistory history = new BacklogHistory(store);
         Javalin app = Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
             config.startup.showOldJavalinVersionWarning = false;
@@ -85,7 +88,8 @@ public final class HttpApi {
             config.requestLogger.http((ctx, ms) -> metrics.request(ctx.method().name(), route(ctx), ctx.statusCode(), ms));
             config.routes.exception(Exception.class, (e, ctx) -> mapException(e, ctx, settings));
             TenantKeys tenantKeys = new TenantKeys(store);
-            config.routes.before(new Authenticator(settings.keys(), tenantKeys)::require); // before any route, unknown ones included
+            Authenticator authenticator = new Authenticator(settings.keys(), tenantKeys);
+            config.routes.before(authenticator::require); // before any route, unknown ones included
             // Javalin answers an unknown route or a wrong method itself, in plain text and without passing
             // through exception handlers; these turn exactly those answers (no endpoint matched) into JSON.
             config.routes.error(404, ctx -> {
@@ -99,8 +103,9 @@ public final class HttpApi {
             new KeyRoutes(tenantKeys, store, settings.keys()).register(config.routes);
             new ScheduleRoutes(store, settings).register(config.routes);
             new OpsRoutes(store, registry, metrics).register(config.routes);
+            new DashboardRoutes(store, authenticator, !settings.keys().isOpen(), history).register(config.routes);
         });
-        return new HttpApi(app, registry, gc);
+        return new HttpApi(app, registry, gc, history);
     }
 
     /**
@@ -131,9 +136,10 @@ public final class HttpApi {
         return app.port();
     }
 
-    /** Stops the server (in-flight requests are finished by Jetty's graceful stop) and unbinds GC metrics. */
+    /** Stops the server (in-flight requests are finished by Jetty's graceful stop), the dashboard's sampler, and unbinds GC metrics. */
     public void stop() {
         app.stop();
+        history.close();
         gcMetrics.close();
     }
 

@@ -34,6 +34,11 @@ record Principal(String kind, Optional<TenantId> tenant) {
         return p;
     }
 
+    /** The request's principal, if the authenticator set one (error pages use it; routes use {@link #of}). */
+    static Optional<Principal> find(Context ctx) {
+        return Optional.ofNullable(ctx.attribute(ATTRIBUTE));
+    }
+
     void attachTo(Context ctx) {
         ctx.attribute(ATTRIBUTE, this);
     }

@@ -1,0 +1,94 @@
+package io.jobq.http;
+
+import io.jobq.domain.job.Job;
+import io.jobq.domain.job.JobState;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * What the dashboard's templates are given: one record per page, named as the templates name them. Text is
+ * passed as it is (the templates escape it); links are built here, with every value URL-encoded.
+ */
+final class DashboardModels {
+    private DashboardModels() {}
+
+    /** The header of every page. */
+    record Nav(String who, boolean canLogout) {
+        static Nav of(Principal p, boolean keysOn) {
+            String who = p.tenant().map(t -> "tenant " + t.value()).orElse(keysOn ? "admin" : "open access (no admin key set)");
+            return new Nav(who, keysOn);
+        }
+    }
+
+    record Overview(String title, Integer refresh, Nav nav, String chart, boolean backlogSampled, boolean admin,
+                    List<QueueRow> queues, List<TenantRow> tenants, boolean tenantsCut, int tenantsShown) {}
+
+    record QueueRow(String queue, String jobsLink, String deadLink, long scheduled, long queued, long held, long running,
+                    long done, long dead, long cancelled, long finishedLast5Minutes) {}
+
+    record TenantRow(String queue, String tenant, String jobsLink, String weight, String cap, long backlog, long running) {}
+
+    record JobList(String title, Integer refresh, Nav nav, Filter filter, List<StatusOption> statuses, List<JobRow> jobs,
+                   String newestLink, String nextLink, String error, boolean noJobs) {}
+
+    /** The list's filters as typed (shown back in the form). */
+    record Filter(String tenant, String queue, String task, String status, boolean refresh) {
+        /** The query string of these filters, without {@code after}; empty values are left out. */
+        String query() {
+            StringBuilder q = new StringBuilder();
+            param(q, "tenant", tenant);
+            param(q, "queue", queue);
+            param(q, "task", task);
+            param(q, "status", status);
+            if (refresh) param(q, "refresh", "on");
+            return q.toString();
+        }
+    }
+
+    record StatusOption(String value, boolean selected) {}
+
+    record JobRow(long id, String link, String tenant, String queue, String task, String status, String attempts,
+                  Instant created, Instant finished, String lastError, boolean retryable, boolean cancellable) {
+        static JobRow of(Job j) {
+            return new JobRow(j.id().value(), "/ui/jobs/" + j.id().value(), j.tenant().value(), j.queue().value(), j.task().value(),
+                    j.state().dbName(), j.attempts() + " / " + j.maxAttempts(), j.createdAt(), j.finishedAt().orElse(null),
+                    j.lastError().map(e -> excerpt(e, 120)).orElse(null), DashboardModels.retryable(j), DashboardModels.cancellable(j));
+        }
+    }
+
+    record JobDetail(String title, Integer refresh, Nav nav, JobView job, String payload, String result, String lease,
+                     boolean retryable, boolean cancellable, String message, String error) {}
+
+    record Login(String title, Integer refresh, Nav nav, String error) {}
+
+    record Failure(String title, Integer refresh, Nav nav, int status, String message) {}
+
+    static boolean retryable(Job j) {
+        return j.state() == JobState.DEAD;
+    }
+
+    static boolean cancellable(Job j) {
+        return j.state() != JobState.DONE && j.state() != JobState.DEAD && j.state() != JobState.CANCELLED;
+    }
+
+    static String link(String path, String query) {
+        return query.isEmpty() ? path : path + "?" + query;
+    }
+
+    static void param(StringBuilder q, String name, String value) {
+        if (value == null || value.isEmpty()) return;
+        if (!q.isEmpty()) q.append('&');
+        q.append(name).append('=').append(URLEncoder.encode(value, StandardCharsets.UTF_8));
+    }
+
+    static String excerpt(String text, int max) {
+        return text.length() <= max ? text : text.substring(0, max) + "…";
+    }
+
+    static String orNone(Optional<?> value) {
+        return value.map(Object::toString).orElse("none");
+    }
+}

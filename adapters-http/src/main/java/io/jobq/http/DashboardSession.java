@@ -1,0 +1,90 @@
+package io.jobq.http;
+
+import io.javalin.http.Context;
+import io.javalin.http.Cookie;
+import io.javalin.http.HttpStatus;
+import io.javalin.http.SameSite;
+import java.net.URI;
+import java.net.URLDecoder;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+
+/**
+ * How a browser carries its key to the dashboard: it cannot send {@code Authorization: Bearer}, so the login
+ * form's key is kept in a cookie ({@value #COOKIE}) that is HttpOnly (no script reads it), SameSite=Strict (no
+ * other site's page or form sends it), limited to {@code /ui}, Secure when the request came over HTTPS, and
+ * gone when the browser closes. The key itself is checked on every request, exactly as a Bearer key is, so
+ * revoking it ends the session. State-changing dashboard requests must also come from a page of this server
+ * ({@link #requireSameOrigin}).
+ */
+final class DashboardSession {
+    static final String COOKIE = "jobq_key";
+    static final String PREFIX = "/ui";
+    static final String LOGIN = "/ui/login";
+
+    private DashboardSession() {}
+
+    /** Whether {@code path} is the dashboard's. */
+    static boolean isDashboard(String path) {
+        return path.equals(PREFIX) || path.startsWith(PREFIX + "/");
+    }
+
+    /** The login page and the stylesheet: open to a browser without a key. */
+    static boolean isPublic(String path) {
+        return path.equals(LOGIN) || path.equals(PREFIX + "/style.css");
+    }
+
+    /** The key the cookie holds, if any. */
+    static Optional<String> key(Context ctx) {
+        String value = ctx.cookie(COOKIE);
+        if (value == null || value.isBlank()) return Optional.empty();
+        try {
+            return Optional.of(URLDecoder.decode(value, StandardCharsets.UTF_8));
+        } catch (IllegalArgumentException malformed) {
+            return Optional.empty();
+        }
+    }
+
+    /** Remembers {@code key} (already checked) in the browser until it closes. */
+    static void start(Context ctx, String key) {
+        ctx.cookie(new Cookie(COOKIE, URLEncoder.encode(key, StandardCharsets.UTF_8), PREFIX, -1, overHttps(ctx), true, null, SameSite.STRICT));
+    }
+
+    /** Forgets the key. */
+    static void end(Context ctx) {
+        ctx.cookie(new Cookie(COOKIE, "", PREFIX, 0, overHttps(ctx), true, null, SameSite.STRICT));
+    }
+
+    /** Sends a browser without a valid key to the login page, and nothing else. */
+    static void toLogin(Context ctx) {
+        HtmlPages.secure(ctx);
+        ctx.redirect(LOGIN, HttpStatus.SEE_OTHER);
+        ctx.skipRemainingHandlers();
+    }
+
+    /**
+     * Refuses a state-changing request whose {@code Origin} (or, without one, {@code Referer}) is another
+     * site: a second guard against cross-site form posts beside SameSite=Strict. A request with neither
+     * header (not a browser's form post) is let through: it had to present the key.
+     *
+     * @throws ApiException 403 {@code forbidden}
+     */
+    static void requireSameOrigin(Context ctx) {
+        String origin = Optional.ofNullable(ctx.header("Origin")).orElse(ctx.header("Referer"));
+        if (origin == null) return;
+        String host;
+        try {
+            host = URI.create(origin.strip()).getRawAuthority();
+        } catch (IllegalArgumentException malformed) {
+            host = null;
+        }
+        if (host == null || !host.equalsIgnoreCase(ctx.host())) {
+            throw new ApiException(403, "forbidden", "the dashboard takes forms from its own pages only", null);
+        }
+    }
+
+    private static boolean overHttps(Context ctx) {
+        return "https".equalsIgnoreCase(ctx.scheme()) || "https".equalsIgnoreCase(ctx.header("X-Forwarded-Proto"));
+    }
+}
