@@ -21,8 +21,8 @@ import java.util.Map;
 final class DashboardChart {
     private static final int WIDTH = 760;
     private static final int HEIGHT = 200;
-    private static final int LEFT = 48;
-    private static final int RIGHT = 56;
+    private static final int LEFT = 64;
+    private static final int RIGHT = 96;
     private static final int TOP = 12;
     private static final int BOTTOM = 24;
     private static final DateTimeFormatter HOUR_MINUTE = DateTimeFormatter.ofPattern("HH:mm", Locale.ROOT).withZone(ZoneOffset.UTC);

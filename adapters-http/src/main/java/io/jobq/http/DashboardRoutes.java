@@ -148,6 +148,10 @@ final class DashboardRoutes {
 
     private void login(Context ctx) {
         DashboardSession.requireSameOrigin(ctx);
+        if (!keysOn) {
+            ctx.redirect("/ui", HttpStatus.SEE_OTHER);
+            return;
+        }
         String key = Optional.ofNullable(ctx.formParam("key")).map(String::strip).orElse("");
         Optional<Principal> who = key.isEmpty() ? Optional.empty() : authenticator.identify(key);
         if (who.isEmpty() || who.get() == Principal.METRICS) {

@@ -56,6 +56,17 @@ class StoreUnavailableTest {
     }
 
     @Test
+    void dashboardPagesAre503PagesAndItsSamplerKeepsTrying() {
+        for (String path : new String[] {"/ui", "/ui/jobs", "/ui/jobs/1"}) {
+            ApiClient.Reply r = client.get(path);
+            assertThat(r.status()).as(path).isEqualTo(503);
+            assertThat(r.headers().firstValue("Content-Type").orElse("")).startsWith("text/html");
+            assertThat(r.text()).contains("cannot be reached").doesNotContain("Exception", "jdbc", "\tat ");
+        }
+        assertThat(client.get("/ui").status()).as("a second visit, the sampler running").isEqualTo(503);
+    }
+
+    @Test
     void validationStillAnswers400WithoutTheDatabase() {
         assertThat(client.post("/jobs", "{\"task\": 5}").status()).isEqualTo(400);
     }
