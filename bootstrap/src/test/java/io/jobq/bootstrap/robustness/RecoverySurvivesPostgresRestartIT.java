@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.jobq.application.fake.Await;
 import io.jobq.bootstrap.robustness.Jobs.Row;
 import io.jobq.postgres.testing.TestDatabase;
+import io.jobq.postgres.testing.ThrowawayPostgres;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,4 +1,4 @@
-package io.jobq.bootstrap.robustness;
+package io.jobq.postgres.testing;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -20,7 +20,7 @@ import java.util.stream.Stream;
  * {@code /usr/lib/postgresql} (Debian, Ubuntu) and {@code /usr/pgsql-<version>/bin} (PGDG RPMs);
  * {@code /usr/local/pgsql/bin} (a source build); then every directory on PATH.
  */
-final class PostgresServerBinaries {
+public final class PostgresServerBinaries {
     private PostgresServerBinaries() {}
 
     /**
@@ -28,7 +28,7 @@ final class PostgresServerBinaries {
      *
      * @throws IllegalStateException naming every place searched, and what to install, if none has them
      */
-    static Path directory() {
+    public static Path directory() {
         List<Path> candidates = new ArrayList<>();
         pgConfigBindir().ifPresent(candidates::add);
         candidates.addAll(versioned(Path.of("/usr/lib/postgresql"), "", "bin"));

@@ -1,4 +1,4 @@
-package io.jobq.bootstrap.robustness;
+package io.jobq.postgres.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

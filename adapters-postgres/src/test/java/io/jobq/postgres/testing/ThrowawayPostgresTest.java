@@ -1,8 +1,7 @@
-package io.jobq.bootstrap.robustness;
+package io.jobq.postgres.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.jobq.postgres.testing.TestDatabase;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.file.Files;

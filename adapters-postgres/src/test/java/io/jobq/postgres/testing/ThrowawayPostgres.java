@@ -1,10 +1,9 @@
-package io.jobq.bootstrap.robustness;
+package io.jobq.postgres.testing;
 
 import com.sun.security.auth.module.UnixSystem;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.jobq.postgres.Migrations;
-import io.jobq.postgres.testing.TestDatabase;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.FileSystems;
@@ -38,7 +37,7 @@ import java.util.stream.Stream;
  * programs run as the OS user {@code postgres} ({@code runuser -u postgres --}), which owns the directory.
  * The programs are found by {@link PostgresServerBinaries}.
  */
-final class ThrowawayPostgres implements AutoCloseable {
+public final class ThrowawayPostgres implements AutoCloseable {
     private static final String PREFIX = "jobq-throwaway-pg-";
     private static final String OWNER_FILE = "jvm.pid";
     private static final String DATABASE = "jobq";
@@ -50,11 +49,13 @@ final class ThrowawayPostgres implements AutoCloseable {
     private final Path logDir;
     private final int port;
     private final List<String> asServerUser;
+    private final List<String> settings;
     private final Thread shutdownHook = new Thread(this::close, "stop-throwaway-postgres");
     private HikariDataSource pool;
     private boolean closed;
 
-    private ThrowawayPostgres(Path bin, Path dir, Path logDir, int port, List<String> asServerUser) {
+    private ThrowawayPostgres(Path bin, Path dir, Path logDir, int port, List<String> asServerUser, List<String> settings) {
+        this.settings = List.copyOf(settings);
         this.bin = bin;
         this.dir = dir;
         this.logDir = logDir;
@@ -68,7 +69,15 @@ final class ThrowawayPostgres implements AutoCloseable {
      * @param logDir where {@link #close} leaves the server's log and the output of the commands run
      * @throws IllegalStateException if the server programs are missing or a step fails (naming the log)
      */
-    static ThrowawayPostgres start(Path logDir) {
+    public static ThrowawayPostgres start(Path logDir) {
+        return start(logDir, List.of());
+    }
+
+    /**
+     * As {@link #start(Path)}, with server settings of the caller's (e.g. {@code max_connections=40}), each
+     * passed to {@code postgres} as {@code -c name=value} at every start.
+     */
+    public static ThrowawayPostgres start(Path logDir, List<String> settings) {
         Path bin = PostgresServerBinaries.directory();
         removeOrphans(bin);
         List<String> asServerUser = serverUser();
@@ -76,7 +85,7 @@ final class ThrowawayPostgres implements AutoCloseable {
             Path dir = Files.createTempDirectory(PREFIX);
             Files.writeString(dir.resolve(OWNER_FILE), Long.toString(ProcessHandle.current().pid()));
             if (!asServerUser.isEmpty()) Files.setOwner(dir, principal(SUPERUSER));
-            ThrowawayPostgres pg = new ThrowawayPostgres(bin, dir, logDir, JobqProcess.freePort(), asServerUser);
+            ThrowawayPostgres pg = new ThrowawayPostgres(bin, dir, logDir, freePort(), asServerUser, settings);
             Runtime.getRuntime().addShutdownHook(pg.shutdownHook);
             try {
                 pg.serverCommand("initdb", "-D", pg.data(), "-U", SUPERUSER, "--auth=trust", "--encoding=UTF8",
@@ -94,8 +103,8 @@ final class ThrowawayPostgres implements AutoCloseable {
     }
 
     /** The migrated database {@code jobq}, with a small pool; the pool is closed by {@link #close}. */
-    TestDatabase database() {
-        return new TestDatabase(DATABASE, jdbcUrl(DATABASE), pool);
+    public TestDatabase database() {
+        return new TestDatabase(DATABASE, testUrl(DATABASE), pool);
     }
 
     /**
@@ -104,10 +113,28 @@ final class ThrowawayPostgres implements AutoCloseable {
      * pool then drops its connections: HikariCP does not check one used within the last 500 ms before
      * handing it out, so the test's next query could otherwise get a connection the restart killed.
      */
-    void restart() {
-        serverCommand("pg_ctl", "restart", "-D", data(), "-m", "fast", "-w", "-t", "60", "-l", serverLog(),
+    public void restart() {
+        restart("fast");
+    }
+
+    /**
+     * {@code pg_ctl restart -m <mode>}: {@code fast} as {@link #restart()}; {@code immediate} is a crash (no
+     * checkpoint, every backend killed; the server recovers from its WAL at start), as after a power cut.
+     */
+    public void restart(String mode) {
+        serverCommand("pg_ctl", "restart", "-D", data(), "-m", mode, "-w", "-t", "60", "-l", serverLog(),
                 "-o", serverOptions());
         if (pool != null) pool.getHikariPoolMXBean().softEvictConnections();
+    }
+
+    /** The port the server listens on (127.0.0.1 only). */
+    public int port() {
+        return port;
+    }
+
+    /** A JDBC URL of {@code database} on this server, as superuser {@code postgres}. */
+    public String jdbcUrl(String database) {
+        return "jdbc:postgresql://127.0.0.1:" + port + "/" + database + "?user=" + SUPERUSER;
     }
 
     @Override
@@ -143,7 +170,17 @@ final class ThrowawayPostgres implements AutoCloseable {
 
     /** Only 127.0.0.1 and a socket in the cluster's own directory: nothing clashes with another server. */
     private String serverOptions() {
-        return "-p " + port + " -k " + dir + " -c listen_addresses=127.0.0.1";
+        StringBuilder options = new StringBuilder("-p " + port + " -k " + dir + " -c listen_addresses=127.0.0.1");
+        for (String setting : settings) options.append(" -c ").append(setting);
+        return options.toString();
+    }
+
+    private static int freePort() {
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private void createAndMigrate() {
@@ -154,7 +191,7 @@ final class ThrowawayPostgres implements AutoCloseable {
             throw new IllegalStateException("cannot create database " + DATABASE + " on the throwaway cluster: " + e, e);
         }
         HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(jdbcUrl(DATABASE));
+        config.setJdbcUrl(testUrl(DATABASE));
         config.setMaximumPoolSize(8);
         config.setMinimumIdle(0);
         config.setPoolName("throwaway-" + port);
@@ -163,9 +200,9 @@ final class ThrowawayPostgres implements AutoCloseable {
         Migrations.migrate(pool);
     }
 
-    private String jdbcUrl(String database) {
-        // the tests' own SQL names jobq's tables unqualified (jobq's code qualifies its own)
-        return "jdbc:postgresql://127.0.0.1:" + port + "/" + database + "?user=" + SUPERUSER + "&currentSchema=jobq,public";
+    /** The URL of the tests' pool: their own SQL names jobq's tables unqualified (jobq's code qualifies its own). */
+    private String testUrl(String database) {
+        return jdbcUrl(database) + "&currentSchema=jobq,public";
     }
 
     private String data() {
