@@ -1,5 +1,6 @@
 package io.jobq.http;
 
+import io.jobq.application.port.JobSummary;
 import io.jobq.domain.job.Job;
 import io.jobq.domain.job.JobState;
 import java.net.URLEncoder;
@@ -23,7 +24,7 @@ final class DashboardModels {
         }
     }
 
-    record Overview(String title, Integer refresh, Nav nav, String chart, boolean backlogSampled, boolean admin,
+    record Overview(String title, Refresh refresh, Nav nav, String chart, boolean backlogSampled, boolean admin,
                     List<QueueRow> queues, List<TenantRow> tenants, boolean tenantsCut, int tenantsShown) {}
 
     record QueueRow(String queue, String jobsLink, String deadLink, long scheduled, long queued, long held, long running,
@@ -31,7 +32,7 @@ final class DashboardModels {
 
     record TenantRow(String queue, String tenant, String jobsLink, String weight, String cap, long backlog, long running) {}
 
-    record JobList(String title, Integer refresh, Nav nav, Filter filter, List<StatusOption> statuses, List<JobRow> jobs,
+    record JobList(String title, Refresh refresh, Nav nav, Filter filter, List<StatusOption> statuses, List<JobRow> jobs,
                    String newestLink, String nextLink, String error, boolean noJobs) {}
 
     /** The list's filters as typed (shown back in the form). */
@@ -52,26 +53,30 @@ final class DashboardModels {
 
     record JobRow(long id, String link, String tenant, String queue, String task, String status, String attempts,
                   Instant created, Instant finished, String lastError, boolean retryable, boolean cancellable) {
-        static JobRow of(Job j) {
+        static JobRow of(JobSummary j) {
             return new JobRow(j.id().value(), "/ui/jobs/" + j.id().value(), j.tenant().value(), j.queue().value(), j.task().value(),
                     j.state().dbName(), j.attempts() + " / " + j.maxAttempts(), j.createdAt(), j.finishedAt().orElse(null),
-                    j.lastError().map(e -> excerpt(e, 120)).orElse(null), DashboardModels.retryable(j), DashboardModels.cancellable(j));
+                    j.lastErrorStart().map(e -> excerpt(e, 120)).orElse(null), j.state() == JobState.DEAD, !j.state().isFinal());
         }
     }
 
-    record JobDetail(String title, Integer refresh, Nav nav, JobView job, String payload, String result, String lease,
-                     boolean retryable, boolean cancellable, String message, String error) {}
+    /** @param refresh a live job's page reloads itself, at its own address (never an action's, nor a message's) */
+    record JobDetail(String title, Refresh refresh, Nav nav, JobView job, String payload, String result, String lastError,
+                     String lease, boolean retryable, boolean cancellable, String message, String error) {}
 
-    record Login(String title, Integer refresh, Nav nav, String error) {}
+    /** A page's {@code <meta http-equiv="refresh">}: every {@code seconds}, to {@code url}. */
+    record Refresh(int seconds, String url) {}
 
-    record Failure(String title, Integer refresh, Nav nav, int status, String message) {}
+    record Login(String title, Refresh refresh, Nav nav, String error) {}
+
+    record Failure(String title, Refresh refresh, Nav nav, int status, String message) {}
 
     static boolean retryable(Job j) {
         return j.state() == JobState.DEAD;
     }
 
     static boolean cancellable(Job j) {
-        return j.state() != JobState.DONE && j.state() != JobState.DEAD && j.state() != JobState.CANCELLED;
+        return !j.state().isFinal();
     }
 
     static String link(String path, String query) {
@@ -84,8 +89,11 @@ final class DashboardModels {
         q.append(name).append('=').append(URLEncoder.encode(value, StandardCharsets.UTF_8));
     }
 
+    /** At most {@code max} characters of {@code text}, never cutting a character in two (a surrogate pair). */
     static String excerpt(String text, int max) {
-        return text.length() <= max ? text : text.substring(0, max) + "…";
+        if (text.length() <= max) return text;
+        int end = Character.isHighSurrogate(text.charAt(max - 1)) ? max - 1 : max;
+        return text.substring(0, end) + "…";
     }
 
     static String orNone(Optional<?> value) {

@@ -45,7 +45,7 @@ final class DashboardOverview {
         List<TenantActivity> activity = store.tenantActivity(who.tenant(), TENANT_ROWS + 1);
         List<TenantRow> tenants = activity.stream().limit(TENANT_ROWS).map(DashboardOverview::tenantRow).toList();
         List<QueueRow> queues = admin ? queues(finished, now) : List.of();
-        return new Overview("Overview", REFRESH_SECONDS, nav, DashboardChart.svg(finished, waiting, now), admin, admin, queues,
+        return new Overview("Overview", new DashboardModels.Refresh(REFRESH_SECONDS, null), nav, DashboardChart.svg(finished, waiting, now), admin, admin, queues,
                 tenants, activity.size() > TENANT_ROWS, tenants.size());
     }
 
@@ -78,7 +78,8 @@ final class DashboardOverview {
                 a.backlog(), a.running());
     }
 
+    /** 3, 0.5, 0.000001: never in scientific notation (weights lie within 0.000001-1,000,000). */
     private static String formatWeight(double w) {
-        return w == Math.rint(w) && Math.abs(w) < 1e15 ? Long.toString((long) w) : Double.toString(w);
+        return java.math.BigDecimal.valueOf(w).stripTrailingZeros().toPlainString();
     }
 }

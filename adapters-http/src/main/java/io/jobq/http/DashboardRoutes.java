@@ -1,6 +1,5 @@
 package io.jobq.http;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
@@ -8,6 +7,7 @@ import io.javalin.http.HttpStatus;
 import io.jobq.application.port.JobQuery;
 import io.jobq.application.port.JobQueueException;
 import io.jobq.application.port.JobStore;
+import io.jobq.application.port.JobSummary;
 import io.jobq.domain.job.Job;
 import io.jobq.domain.job.JobId;
 import io.jobq.domain.job.JobState;
@@ -21,6 +21,7 @@ import io.jobq.http.DashboardModels.JobList;
 import io.jobq.http.DashboardModels.JobRow;
 import io.jobq.http.DashboardModels.Login;
 import io.jobq.http.DashboardModels.Nav;
+import io.jobq.http.DashboardModels.Refresh;
 import io.jobq.http.DashboardModels.StatusOption;
 import java.io.IOException;
 import java.io.InputStream;
@@ -47,6 +48,8 @@ final class DashboardRoutes {
     private static final int PAGE_SIZE = 50;
     /** A running job's page reloads itself this often, in seconds, so a user watches it finish. */
     private static final int LIVE_REFRESH = 2;
+    /** Most characters of a payload, result or last error a job page shows. */
+    private static final int SHOWN_CHARS = 64 * 1024;
 
     private final JobStore store;
     private final JobActions actions;
@@ -81,7 +84,7 @@ final class DashboardRoutes {
                 "on".equals(ctx.queryParam("refresh")));
         List<StatusOption> statuses = Arrays.stream(JobState.values()).map(s -> new StatusOption(s.dbName(), s.dbName().equals(filter.status()))).toList();
         String title = JobState.DEAD.dbName().equals(filter.status()) ? "Dead letters" : "Jobs";
-        Integer refresh = filter.refresh() ? 5 : null;
+        Refresh refresh = filter.refresh() ? new Refresh(5, null) : null;
         JobQuery query;
         try {
             query = Inputs.read(() -> query(ctx, filter));
@@ -89,13 +92,16 @@ final class DashboardRoutes {
             pages.render(ctx, e.status(), "jobs", new JobList(title, null, nav(ctx), filter, statuses, List.of(), "/ui/jobs", null, e.getMessage(), false));
             return;
         }
-        JobPage page = JobPage.read(store, query, Principal.of(ctx));
+        JobPage<JobSummary> page = JobPage.summaries(store, query, Principal.of(ctx));
         String next = page.next().map(id -> DashboardModels.link("/ui/jobs", join(filter.query(), "after=" + id.value()))).orElse(null);
         pages.render(ctx, 200, "jobs", new JobList(title, refresh, nav(ctx), filter, statuses, page.jobs().stream().map(JobRow::of).toList(),
                 DashboardModels.link("/ui/jobs", filter.query()), next, null, page.jobs().isEmpty()));
     }
 
     private static JobQuery query(Context ctx, Filter f) {
+        for (String name : List.of("tenant", "queue", "task", "status", "after")) {
+            if (ctx.queryParams(name).size() > 1) throw ApiException.invalid(name, name + " must be given at most once");
+        }
         Optional<TenantId> tenant = present(f.tenant()).map(v -> Fields.checked("tenant", () -> TenantId.of(v)));
         Optional<QueueName> queue = present(f.queue()).map(v -> Fields.checked("queue", () -> QueueName.of(v)));
         Optional<TaskName> task = present(f.task()).map(v -> Fields.checked("task", () -> TaskName.of(v)));
@@ -107,13 +113,15 @@ final class DashboardRoutes {
     private void job(Context ctx) {
         JobId id = Inputs.read(() -> JobRoutes.pathId(ctx));
         Job job = actions.get(Principal.of(ctx), id);
+        // the message says what the job shows now, whatever the link says
         String message = switch (String.valueOf(ctx.queryParam("done"))) {
             case "retried" -> "Job " + id + " was moved back to queued.";
             case "cancel" -> job.state() == JobState.CANCELLED ? "Job " + id + " was cancelled."
-                    : "Cancelling was asked: the job's worker stops it at its next heartbeat.";
+                    : job.cancelRequested() && !job.state().isFinal()
+                            ? "Cancelling was asked: the job's worker stops it at its next heartbeat." : null;
             default -> null;
         };
-        pages.render(ctx, 200, "job", detail(ctx, job, message, null));
+        pages.render(ctx, 200, "job", detail(job, nav(ctx), message, null));
     }
 
     /** Runs a retry or cancel, then shows the job (303, so a reload does not post again) or why it could not. */
@@ -124,18 +132,21 @@ final class DashboardRoutes {
             action.apply(id);
         } catch (ApiException e) {
             if (e.status() != 409) throw e;
-            pages.render(ctx, 409, "job", detail(ctx, actions.get(Principal.of(ctx), id), null, e.getMessage()));
+            pages.render(ctx, 409, "job", detail(actions.get(Principal.of(ctx), id), nav(ctx), null, e.getMessage()));
             return;
         }
         HtmlPages.secure(ctx);
         ctx.redirect("/ui/jobs/" + id.value() + "?done=" + done, HttpStatus.SEE_OTHER);
     }
 
-    private JobDetail detail(Context ctx, Job job, String message, String error) {
-        boolean live = DashboardModels.cancellable(job);
+    private JobDetail detail(Job job, Nav nav, String message, String error) {
+        boolean live = !job.state().isFinal();
         String lease = job.lease().map(l -> l.owner().value() + " until " + l.expiry()).orElse(null);
-        return new JobDetail("Job " + job.id(), live ? LIVE_REFRESH : null, nav(ctx), JobView.of(job), pretty(job.payload()),
-                job.result().map(DashboardRoutes::pretty).orElse(null), lease, DashboardModels.retryable(job), live, message, error);
+        Refresh refresh = live ? new Refresh(LIVE_REFRESH, "/ui/jobs/" + job.id().value()) : null;
+        return new JobDetail("Job " + job.id(), refresh, nav, JobView.of(job), JsonText.pretty(job.payload(), SHOWN_CHARS),
+                job.result().map(r -> JsonText.pretty(r, SHOWN_CHARS)).orElse(null),
+                job.lastError().map(e -> DashboardModels.excerpt(e, SHOWN_CHARS)).orElse(null), lease, job.state() == JobState.DEAD,
+                live, message, error);
     }
 
     private void loginForm(Context ctx) {
@@ -191,15 +202,6 @@ final class DashboardRoutes {
 
     private Nav navOrNull(Context ctx) {
         return Principal.find(ctx).map(p -> Nav.of(p, keysOn)).orElse(null);
-    }
-
-    private static String pretty(String json) {
-        try {
-            String shown = Responses.OUT.writerWithDefaultPrettyPrinter().writeValueAsString(Responses.OUT.readTree(json));
-            return DashboardModels.excerpt(shown, 64 * 1024);
-        } catch (JsonProcessingException e) {
-            return DashboardModels.excerpt(json, 64 * 1024);
-        }
     }
 
     private static String text(Context ctx, String name) {

@@ -111,7 +111,7 @@ final class JobRoutes {
 
     private void list(Context ctx) {
         JobQuery asked = Inputs.read(() -> listQuery(ctx));
-        JobPage page = JobPage.read(store, asked, Principal.of(ctx));
+        JobPage<io.jobq.domain.job.Job> page = JobPage.read(store, asked, Principal.of(ctx));
         Responses.json(ctx, 200, new Views.JobPage(page.jobs().stream().map(JobView::of).toList(),
                 page.next().map(JobId::value).orElse(null)));
     }

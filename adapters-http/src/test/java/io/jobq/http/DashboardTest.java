@@ -118,6 +118,24 @@ class DashboardTest extends ApiTestCase {
     }
 
     @Test
+    void aRefusedActionOnALiveJobReloadsTheJobsPageNotTheAction() {
+        long id = enqueue("{'task': 't', 'tenant': 'acme'}");
+        Page refused = admin.post("/ui/jobs/" + id + "/retry", "", admin.origin);
+        assertThat(refused.status()).isEqualTo(409);
+        assertThat(refused.body()).contains("<meta http-equiv=\"refresh\" content=\"2; url=/ui/jobs/" + id + "\">");
+        assertThat(admin.get("/ui/jobs/" + id + "?done=cancel").body()).as("no message the job does not bear out")
+                .doesNotContain("Cancelling was asked").doesNotContain("was cancelled");
+        assertThat(admin.get("/ui/jobs?tenant=a&tenant=b").status()).as("a filter given twice").isEqualTo(400);
+    }
+
+    @Test
+    void payloadsAreShownWithTheirExactNumbers() {
+        long id = enqueue("{'task': 't', 'payload': {'n': 0.1000000000000000055511151231257827, 'k': 123456789012345678901234567890.5}}");
+        String page = admin.get("/ui/jobs/" + id).body();
+        assertThat(page).contains("0.1000000000000000055511151231257827").contains("123456789012345678901234567890.5");
+    }
+
+    @Test
     void aTenantKeySeesItsTenantOnly() {
         long own = enqueue("{'task': 't', 'tenant': 'acme'}");
         long other = enqueue("{'task': 't', 'tenant': 'globex'}");

@@ -16,6 +16,7 @@ import io.jobq.application.port.EnqueueResult;
 import io.jobq.application.port.ExpiredLeaseDecider;
 import io.jobq.application.port.FencedWrite;
 import io.jobq.application.port.JobQuery;
+import io.jobq.application.port.JobSummary;
 import io.jobq.application.port.JobStore;
 import io.jobq.application.port.NewJob;
 import io.jobq.application.port.NewJobBatch;
@@ -783,14 +784,31 @@ public final class PostgresJobStore implements JobStore {
 
     @Override
     public List<Job> list(JobQuery q) {
+        Condition filter = listFilter(q);
+        return run("list", () -> UnreadableRows.readPage(dsl, filter, q.limit()));
+    }
+
+    /** The WHERE of a listing: every filter the query sets, and the keyset cursor. */
+    private static Condition listFilter(JobQuery q) {
         Condition where = DSL.noCondition();
         if (q.tenant().isPresent()) where = where.and(JOBS.TENANT.eq(q.tenant().get().value()));
         if (q.queue().isPresent()) where = where.and(JOBS.QUEUE.eq(q.queue().get().value()));
         if (q.state().isPresent()) where = where.and(JOBS.STATE.eq(q.state().get().dbName()));
         if (q.task().isPresent()) where = where.and(JOBS.TASK.eq(q.task().get().value()));
         if (q.after().isPresent()) where = where.and(JOBS.ID.lt(q.after().get().value()));
-        Condition filter = where;
-        return run("list", () -> UnreadableRows.readPage(dsl, filter, q.limit()));
+        return where;
+    }
+
+    @Override
+    public List<JobSummary> summaries(JobQuery q) {
+        Condition filter = listFilter(q);
+        return run("summaries", () -> dsl.select(JOBS.ID, JOBS.TENANT, JOBS.QUEUE, JOBS.TASK, JOBS.STATE, JOBS.ATTEMPTS,
+                        JOBS.MAX_ATTEMPTS, JOBS.CREATED_AT, JOBS.FINISHED_AT, DSL.left(JOBS.LAST_ERROR, JobSummary.ERROR_START))
+                .from(JOBS).where(filter).orderBy(JOBS.ID.desc()).limit(q.limit())
+                .fetch(r -> new JobSummary(new JobId(r.value1()), new TenantId(JobRows.storedName(r.value2())),
+                        new QueueName(JobRows.storedName(r.value3())), new io.jobq.domain.job.TaskName(JobRows.storedName(r.value4())),
+                        JobState.fromDbName(r.value5()), r.value6(), r.value7(), r.value8().toInstant(),
+                        Optional.ofNullable(r.value9()).map(java.time.OffsetDateTime::toInstant), Optional.ofNullable(r.value10()))));
     }
 
     /** See {@link JobCounts#byQueueAndState}. */

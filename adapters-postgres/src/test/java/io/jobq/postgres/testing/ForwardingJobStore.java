@@ -206,6 +206,11 @@ public class ForwardingJobStore implements JobStore {
     }
 
     @Override
+    public List<io.jobq.application.port.JobSummary> summaries(JobQuery query) {
+        return delegate().summaries(query);
+    }
+
+    @Override
     public Map<QueueName, Map<JobState, Long>> countsByQueueAndState() {
         return delegate().countsByQueueAndState();
     }

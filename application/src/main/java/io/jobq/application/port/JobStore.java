@@ -275,6 +275,9 @@ public interface JobStore extends ScheduleStore, ApiKeyStore {
     /** A page of jobs, newest first; like {@link #get}, never fails on a stored value. */
     List<Job> list(JobQuery query);
 
+    /** The same page as {@link #list}, each job without its payload and result (cheap whatever their size). */
+    List<JobSummary> summaries(JobQuery query);
+
     /**
      * Job counts by queue, then state; states with no jobs (or none seen by the sample) are omitted.
      *

@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.node.TextNode;
 import io.jobq.application.port.ApiKeyStore.ApiKey;
 import io.jobq.application.port.Backlog;
 import io.jobq.application.port.FinishedCount;
+import io.jobq.application.port.JobSummary;
 import io.jobq.application.port.TenantActivity;
 import io.jobq.application.port.CancelResult;
 import io.jobq.application.port.ClaimRequest;
@@ -690,6 +691,13 @@ public final class InMemoryJobStore implements JobStore {
                 .limit(query.limit())
                 .map(Row::toJob)
                 .toList());
+    }
+
+    @Override
+    public List<JobSummary> summaries(JobQuery query) {
+        return list(query).stream().map(j -> new JobSummary(j.id(), j.tenant(), j.queue(), j.task(), j.state(), j.attempts(),
+                j.maxAttempts(), j.createdAt(), j.finishedAt(), j.lastError().map(e -> e.length() <= JobSummary.ERROR_START ? e
+                        : e.substring(0, JobSummary.ERROR_START)))).toList();
     }
 
     @Override

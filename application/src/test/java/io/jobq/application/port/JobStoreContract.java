@@ -1051,6 +1051,24 @@ public abstract class JobStoreContract {
         }
 
         @Test
+        void summariesArePagesOfListWithoutBodiesAndTheStartOfTheError() {
+            for (int i = 0; i < 3; i++) store().enqueue(NewJob.of(TenantId.of("t"), Q, TASK, "{\"big\": \"" + "x".repeat(10_000) + "\"}"));
+            Job run = claimOne(W1);
+            store().fail(run.fencingToken(), "e".repeat(5_000), DEAD);
+            JobQuery page = query(Optional.empty(), Optional.empty(), Optional.empty(), 2, Optional.empty());
+
+            List<JobSummary> summaries = store().summaries(page);
+
+            assertThat(summaries).extracting(JobSummary::id).isEqualTo(store().list(page).stream().map(Job::id).toList());
+            JobSummary dead = store().summaries(query(Optional.empty(), Optional.empty(), Optional.of(JobState.DEAD), 5,
+                    Optional.empty())).getFirst();
+            assertThat(dead.id()).isEqualTo(run.id());
+            assertThat(dead.lastErrorStart()).hasValue("e".repeat(JobSummary.ERROR_START));
+            assertThat(dead.finishedAt()).isPresent();
+            assertThat(summaries.getFirst().lastErrorStart()).isEmpty();
+        }
+
+        @Test
         void tenantActivityShowsSettingsAndLiveCountsBusiestFirst() {
             for (int i = 0; i < 3; i++) enqueue("big");
             enqueue("small");

@@ -49,6 +49,11 @@ public enum JobState {
      */
     CANCELLED;
 
+    /** Whether the job has ended: done, dead or cancelled (only an operator's retry moves a dead one again). */
+    public boolean isFinal() {
+        return this == DONE || this == DEAD || this == CANCELLED;
+    }
+
     /** The stored and wire form: {@code "scheduled"}, {@code "queued"}, … */
     public String dbName() {
         return name().toLowerCase(Locale.ROOT);
