@@ -1,6 +1,7 @@
 package io.jobq.postgres;
 
 import io.jobq.application.port.JobQueueException;
+import io.jobq.application.port.StoreUnavailableException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -45,7 +46,7 @@ public final class Migrations {
         try {
             return flyway(dataSource, schema).migrate().migrationsExecuted;
         } catch (RuntimeException e) {
-            throw new JobQueueException("schema migration failed: " + e.getMessage(), e);
+            throw failure("schema migration failed", e);
         }
     }
 
@@ -65,7 +66,7 @@ public final class Migrations {
         try {
             pending = flyway(dataSource, schema).info().pending();
         } catch (RuntimeException e) {
-            throw new JobQueueException("cannot read the schema version: " + e.getMessage(), e);
+            throw failure("cannot read the schema version", e);
         }
         if (pending.length > 0) {
             StringBuilder names = new StringBuilder();
@@ -117,8 +118,17 @@ public final class Migrations {
                         + "where they are; see docs/operations.md, \"Upgrading from 0.1\"");
             }
         } catch (SQLException e) {
-            throw new JobQueueException("cannot inspect the database before migrating: " + e.getMessage(), e);
+            throw failure("cannot inspect the database before migrating", e);
         }
+    }
+
+    /**
+     * A database that cannot be reached (or lost the session: a restart, too many connections) is a
+     * {@link StoreUnavailableException}, which a launcher may wait out; anything else a {@link JobQueueException}.
+     */
+    private static JobQueueException failure(String what, Exception e) {
+        if (StoreErrors.isUnavailable(e)) return new StoreUnavailableException(what, e);
+        return new JobQueueException(what + ": " + e.getMessage(), e);
     }
 
     private static boolean legacyHistory(Connection c) throws SQLException {

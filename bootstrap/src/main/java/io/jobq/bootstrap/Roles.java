@@ -62,7 +62,7 @@ final class Roles {
     }
 
     /** {@code migrate}: apply the schema, report, exit 0. */
-    static int migrate(Settings settings) {
+    static int migrate(Settings settings) throws InterruptedException {
         DatabaseUrl url = Database.resolve(settings.get(DATABASE_URL));
         try (HikariDataSource pool = Database.pool(url, 2, "jobq-migrate")) {
             int applied = migrateOrExplain(pool, url, settings.get(SCHEMA));
@@ -203,17 +203,20 @@ final class Roles {
         return s.get(TASK_TIMEOUT).applyTo(ws).build();
     }
 
-    private static int migrateOrExplain(HikariDataSource pool, DatabaseUrl url, JobqSchema schema) {
+    private static int migrateOrExplain(HikariDataSource pool, DatabaseUrl url, JobqSchema schema) throws InterruptedException {
         try {
-            return Migrations.migrate(pool, schema);
+            return DatabaseAtStart.await(() -> Migrations.migrate(pool, schema), url.masked());
         } catch (JobQueueException e) {
             throw new LauncherException("cannot migrate " + url.masked() + ": " + rootMessage(e), e);
         }
     }
 
-    private static void requireMigrated(HikariDataSource pool, DatabaseUrl url, JobqSchema schema) {
+    private static void requireMigrated(HikariDataSource pool, DatabaseUrl url, JobqSchema schema) throws InterruptedException {
         try {
-            Migrations.requireCurrent(pool, schema);
+            DatabaseAtStart.await(() -> {
+                Migrations.requireCurrent(pool, schema);
+                return null;
+            }, url.masked());
         } catch (JobQueueException e) {
             throw new LauncherException(e.getMessage() + " [database " + url.masked() + "]", e);
         }

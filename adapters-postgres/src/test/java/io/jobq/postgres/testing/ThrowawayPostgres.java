@@ -127,6 +127,17 @@ public final class ThrowawayPostgres implements AutoCloseable {
         if (pool != null) pool.getHikariPoolMXBean().softEvictConnections();
     }
 
+    /** Stops the server ({@code -m fast}); {@link #startServer} brings it back with its data. */
+    public void stopServer() {
+        serverCommand("pg_ctl", "stop", "-D", data(), "-m", "fast", "-w", "-t", "60");
+    }
+
+    /** Starts the server stopped by {@link #stopServer}; returns once it accepts connections. */
+    public void startServer() {
+        pgCtlStart();
+        if (pool != null) pool.getHikariPoolMXBean().softEvictConnections();
+    }
+
     /** The port the server listens on (127.0.0.1 only). */
     public int port() {
         return port;
