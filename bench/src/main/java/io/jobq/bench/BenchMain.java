@@ -35,7 +35,7 @@ import picocli.CommandLine.Option;
 @Command(name = "jobq-bench", mixinStandardHelpOptions = true, version = "jobq-bench 0.1.0",
         description = "jobq's benchmarks: the seed's four experiments, the raw-SQL floor, the peers (db-scheduler, JobRunr), enqueue and table growth.",
         subcommands = {BenchMain.All.class, BenchMain.Fairness.class, BenchMain.Throughput.class,
-                BenchMain.Latency.class, BenchMain.Chaos.class, BenchMain.Floor.class,
+                BenchMain.Latency.class, BenchMain.Chaos.class, BenchMain.Soak.class, BenchMain.Floor.class,
                 BenchMain.Peers.class, BenchMain.Enqueue.class, BenchMain.Growth.class, CommandLine.HelpCommand.class})
 public final class BenchMain implements Runnable {
 
@@ -127,6 +127,34 @@ public final class BenchMain implements Runnable {
     static final class Chaos extends Run {
         String name() { return "chaos"; }
         Set<Experiment> experiments() { return EnumSet.of(Experiment.CHAOS); }
+    }
+
+    @Command(name = "soak", mixinStandardHelpOptions = true, description = "Chaos at ten times the seed on a PostgreSQL cluster of "
+            + "its own: kills, a stall, two crash restarts of the server, the API killed mid-enqueue, connections refused.")
+    static final class Soak implements Callable<Integer> {
+        @Option(names = "--quick", description = "CI's size: 2,000 jobs, 4 workers, 40 s of faults (under 2 minutes).")
+        boolean quick;
+
+        @Option(names = "--jobq-jar", paramLabel = "FILE",
+                description = "The launcher jar. Default: jobq.jar next to this jar, else bootstrap/target/jobq.jar.")
+        Path jobqJar;
+
+        @Option(names = "--seed", paramLabel = "N", defaultValue = "42", description = "Seed of the victims. Default: 42.")
+        long seed;
+
+        @Option(names = "--output", paramLabel = "FILE",
+                description = "Where to write the report. Default: bench/results-soak.txt, bench/results-soak-quick.txt with --quick.")
+        Path output;
+
+        @Override
+        public Integer call() {
+            quietLogs();
+            Options o = new Options();
+            o.jobqJar = jobqJar;
+            o.quick = quick;
+            o.output = output;
+            return SoakReport.run(quick ? SoakPlan.QUICK : SoakPlan.FULL, jobqJar(o, benchJar()), seed, outputPath("soak", o));
+        }
     }
 
     @Command(name = "floor", mixinStandardHelpOptions = true, description = "The same SQL from a bare JDBC loop.")

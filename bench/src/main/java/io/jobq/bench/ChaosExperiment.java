@@ -3,21 +3,13 @@ package io.jobq.bench;
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.job.TaskName;
 import io.jobq.domain.tenant.TenantId;
-import java.io.BufferedReader;
-import java.io.BufferedWriter;
-import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Experiment 4, crash recovery: {@link Plan#chaosJobs()} jobs, {@link Plan#chaosProcesses()} worker
@@ -109,17 +101,17 @@ final class ChaosExperiment {
                 Format.count(n), plan.chaosJobMs(), plan.chaosProcesses(), LEASE, CONCURRENCY,
                 plan.chaosKillEvery().toMillis(), log);
         Random pick = new Random(seed);
-        List<WorkerProcess> live = new ArrayList<>();
+        List<LauncherProcess> live = new ArrayList<>();
         int kills = 0;
         int idleTicks = 0;
         long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
         long launched = System.nanoTime();
-        try (LogSink sink = new LogSink(log)) {
-            Path handlerClasses = extractHandlerClasses();
+        try (LauncherProcess.Log sink = new LauncherProcess.Log(log)) {
+            Path handlerClasses = LauncherProcess.extractHandlerClasses();
             try {
                 for (int i = 0; i < plan.chaosProcesses(); i++) live.add(startWorker(sink, handlerClasses));
                 // The kill clock starts once every first worker is up: killing JVMs still starting tests nothing.
-                Waits.until(() -> live.stream().allMatch(WorkerProcess::ready), Duration.ofMillis(50), Duration.ofMinutes(2),
+                Waits.until(() -> live.stream().allMatch(LauncherProcess::ready), Duration.ofMillis(50), Duration.ofMinutes(2),
                         "the first worker processes to start (see " + log + ")");
                 long start = System.nanoTime();
                 progress.step("chaos: %d worker processes up; killing one every %d ms", live.size(), plan.chaosKillEvery().toMillis());
@@ -131,7 +123,7 @@ final class ChaosExperiment {
                     }
                     next += plan.chaosKillEvery().toNanos();
                     Waits.sleepUntil(next);
-                    for (WorkerProcess w : live) {
+                    for (LauncherProcess w : live) {
                         if (!w.process().isAlive()) {
                             throw new BenchException("chaos: worker process " + w.name() + " exited by itself with code "
                                     + w.process().exitValue() + "; see " + log);
@@ -149,9 +141,7 @@ final class ChaosExperiment {
                         continue;
                     }
                     int victim = up.get(pick.nextInt(up.size()));
-                    Process p = live.get(victim).process();
-                    p.destroyForcibly(); // SIGKILL on Linux: no shutdown hook, no graceful drain
-                    p.waitFor(10, TimeUnit.SECONDS);
+                    live.get(victim).kill(); // SIGKILL: no shutdown hook, no graceful drain
                     kills++;
                     live.set(victim, startWorker(sink, handlerClasses));
                     if (kills % 5 == 0) {
@@ -159,8 +149,8 @@ final class ChaosExperiment {
                     }
                 }
             } finally {
-                stopAll(live);
-                deleteTree(handlerClasses);
+                LauncherProcess.stopAll(live);
+                LauncherProcess.deleteTree(handlerClasses);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -190,113 +180,11 @@ final class ChaosExperiment {
         return db.queryLong("SELECT count(*) FROM jobs WHERE state = 'done'");
     }
 
-    /** One launcher process, and whether it has logged that its worker started (it claims from then on). */
-    record WorkerProcess(String name, Process process, AtomicBoolean up) {
-        boolean ready() {
-            return up.get() && process.isAlive();
-        }
-    }
-
-    private WorkerProcess startWorker(LogSink sink, Path handlerClasses) {
+    private LauncherProcess startWorker(LauncherProcess.Log log, Path handlerClasses) {
         String name = "chaos-" + (++started);
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd = List.of(java,
-                // Small, quick-starting JVMs: four of them share two cores with PostgreSQL and the bench.
-                "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                // The real launcher, plus only the chaos handler (not the whole bench jar, which would
-                // double every class on the classpath and slow each start).
-                "-cp", jobqJar + File.pathSeparator + handlerClasses,
-                "io.jobq.bootstrap.Main", "worker",
+        return LauncherProcess.start(name, jobqJar, handlerClasses, List.of("worker",
                 "--queues", QUEUE.value(), "--concurrency", String.valueOf(CONCURRENCY), "--lease", LEASE,
-                "--grace-period", "0s", "--pool-size", "4", "--log-level", "INFO", "--worker-id", name);
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        // The experiment's settings are the flags above, nothing inherited: in the compose image the
-        // worker service sets JOBQ_METRICS_PORT, and every worker after the first would then fail to
-        // bind it and exit.
-        pb.environment().keySet().removeIf(k -> k.startsWith("JOBQ_") || k.equals("PORT"));
-        pb.environment().put("DATABASE_URL", db.jdbcUrl());
-        Process p;
-        try {
-            p = pb.start();
-        } catch (IOException e) {
-            throw new BenchException("cannot start a worker process (" + String.join(" ", cmd) + "): " + e.getMessage(), e);
-        }
-        AtomicBoolean up = new AtomicBoolean();
-        String startedLine = "worker " + name + " started";
-        Thread.ofVirtual().name("chaos-log-" + name).start(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = r.readLine()) != null) {
-                    if (line.contains(startedLine)) up.set(true);
-                    sink.write(name, line);
-                }
-            } catch (IOException e) {
-                // the process was killed mid-line: nothing more to read
-            }
-        });
-        return new WorkerProcess(name, p, up);
-    }
-
-    /**
-     * Copies {@link ChaosHandlers} and its service registration out of this jar into a fresh directory,
-     * which goes on the workers' classpath after jobq.jar.
-     */
-    static Path extractHandlerClasses() throws IOException {
-        Path dir = Files.createTempDirectory("jobq-bench-handlers-");
-        for (String resource : List.of("io/jobq/bench/ChaosHandlers.class", "io/jobq/bench/ChaosHandlers$Effects.class",
-                "META-INF/services/io.jobq.application.worker.JobHandlerProvider")) {
-            try (InputStream in = ChaosExperiment.class.getClassLoader().getResourceAsStream(resource)) {
-                if (in == null) throw new IOException("resource " + resource + " is missing from the bench classpath");
-                Path target = dir.resolve(resource);
-                Files.createDirectories(target.getParent());
-                Files.copy(in, target);
-            }
-        }
-        return dir;
-    }
-
-    private static void deleteTree(Path dir) {
-        try (var paths = Files.walk(dir)) {
-            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            // a temp directory left behind is harmless
-        }
-    }
-
-    /** Every worker's output, prefixed with its name, in one file. */
-    private static final class LogSink implements AutoCloseable {
-        private final BufferedWriter out;
-
-        LogSink(Path file) throws IOException {
-            this.out = Files.newBufferedWriter(file, StandardCharsets.UTF_8);
-        }
-
-        synchronized void write(String worker, String line) {
-            try {
-                out.write(worker + " | " + line);
-                out.newLine();
-            } catch (IOException e) {
-                // losing a log line must not stop the experiment
-            }
-        }
-
-        @Override
-        public synchronized void close() throws IOException {
-            out.close();
-        }
-    }
-
-    /** SIGTERM to every survivor (the launcher drains and exits 0), SIGKILL after 15 s. */
-    private static void stopAll(List<WorkerProcess> workers) {
-        List<Process> live = workers.stream().map(WorkerProcess::process).toList();
-        for (Process p : live) p.destroy();
-        for (Process p : live) {
-            try {
-                if (!p.waitFor(15, TimeUnit.SECONDS)) p.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                p.destroyForcibly();
-            }
-        }
+                "--grace-period", "0s", "--pool-size", "4", "--log-level", "INFO", "--worker-id", name),
+                java.util.Map.of("DATABASE_URL", db.jdbcUrl()), log, "worker " + name + " started");
     }
 }

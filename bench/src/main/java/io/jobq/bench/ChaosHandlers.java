@@ -6,6 +6,7 @@ import io.jobq.application.worker.HandlerSettings;
 import io.jobq.application.worker.JobContext;
 import io.jobq.application.worker.JobHandler;
 import io.jobq.application.worker.JobHandlerProvider;
+import io.jobq.application.worker.PermanentJobFailure;
 import io.jobq.bootstrap.DatabaseUrl;
 import io.jobq.domain.job.TaskName;
 import io.jobq.postgres.PostgresPool;
@@ -26,18 +27,30 @@ import java.util.Optional;
  * {@code ms} milliseconds, so kills land mid-job. A re-run after a kill therefore shows up as a second
  * row with a higher attempt.
  *
+ * <p>The soak ({@link SoakExperiment}) runs the same handler under four task names, each a kind of job an
+ * outage meets, told apart by the payload: {@value #FAST} and {@value #SLOW} ({@code {"ms": n}}, the slow
+ * one longer than the lease, so it lives on heartbeats), {@value #FLAKY} ({@code {"ms": n, "fail_until": k}}:
+ * attempts up to k throw) and {@value #DOOMED} ({@code {"permanent": "why"}}: a {@link PermanentJobFailure}).
+ * Every attempt records its side effect first, whatever it does next.
+ *
  * <p>The database is the worker's own: the handler reads {@code DATABASE_URL} as the launcher does.
  */
 public final class ChaosHandlers implements JobHandlerProvider {
     /** The task name the chaos jobs carry. */
     public static final String TASK = "bench_chaos";
+    static final String FAST = "soak_fast";
+    static final String SLOW = "soak_slow";
+    static final String FLAKY = "soak_flaky";
+    static final String DOOMED = "soak_doomed";
 
     /** Public, no arguments: ServiceLoader instantiates it. */
     public ChaosHandlers() {}
 
     @Override
     public Map<TaskName, JobHandler> handlers(HandlerSettings settings) {
-        return Map.of(TaskName.of(TASK), ChaosHandlers::handle);
+        JobHandler handler = ChaosHandlers::handle;
+        return Map.of(TaskName.of(TASK), handler, TaskName.of(FAST), handler, TaskName.of(SLOW), handler,
+                TaskName.of(FLAKY), handler, TaskName.of(DOOMED), handler);
     }
 
     private static Optional<JsonNode> handle(JobContext ctx) throws Exception {
@@ -48,8 +61,12 @@ public final class ChaosHandlers implements JobHandlerProvider {
             st.setLong(3, ProcessHandle.current().pid());
             st.executeUpdate();
         }
-        long ms = ctx.payload().path("ms").asLong(0);
-        Thread.sleep(Duration.ofMillis(ms));
+        JsonNode p = ctx.payload();
+        if (p.has("permanent")) throw new PermanentJobFailure(p.path("permanent").asText());
+        if (ctx.attempt() <= p.path("fail_until").asInt(0)) {
+            throw new IllegalStateException("planned failure on attempt " + ctx.attempt());
+        }
+        Thread.sleep(Duration.ofMillis(p.path("ms").asLong(0)));
         return Optional.empty();
     }
 
