@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The dashboard's backlog over the last {@value #MINUTES} minutes: the store keeps no history of live counts,
- * so this server samples them ({@link JobStore#countsByQueueAndState}, whose live states are exact and cheap)
+ * so this server samples them ({@link JobStore#liveCountsByQueue}: exact, and cheap however many jobs finished)
  * every {@link #EVERY} once the dashboard has first been opened, and keeps the latest sample of each minute in
  * memory. Another server, or a restart, starts its own history.
  */
@@ -55,7 +55,7 @@ final class BacklogHistory implements AutoCloseable {
         try {
             long waiting = 0;
             long running = 0;
-            for (Map<JobState, Long> counts : store.countsByQueueAndState().values()) {
+            for (Map<JobState, Long> counts : store.liveCountsByQueue().values()) {
                 waiting += counts.getOrDefault(JobState.QUEUED, 0L) + counts.getOrDefault(JobState.HELD, 0L);
                 running += counts.getOrDefault(JobState.RUNNING, 0L);
             }

@@ -1,13 +1,11 @@
 package io.jobq.http;
 
 import io.jobq.application.port.JobSummary;
-import io.jobq.domain.job.Job;
 import io.jobq.domain.job.JobState;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
-import java.util.Optional;
 
 /**
  * What the dashboard's templates are given: one record per page, named as the templates name them. Text is
@@ -56,7 +54,7 @@ final class DashboardModels {
         static JobRow of(JobSummary j) {
             return new JobRow(j.id().value(), "/ui/jobs/" + j.id().value(), j.tenant().value(), j.queue().value(), j.task().value(),
                     j.state().dbName(), j.attempts() + " / " + j.maxAttempts(), j.createdAt(), j.finishedAt().orElse(null),
-                    j.lastErrorStart().map(e -> excerpt(e, 120)).orElse(null), j.state() == JobState.DEAD, !j.state().isFinal());
+                    j.lastErrorStart().map(e -> excerpt(e, 120)).orElse(null), DashboardModels.retryable(j.state()), DashboardModels.cancellable(j.state()));
         }
     }
 
@@ -71,12 +69,14 @@ final class DashboardModels {
 
     record Failure(String title, Refresh refresh, Nav nav, int status, String message) {}
 
-    static boolean retryable(Job j) {
-        return j.state() == JobState.DEAD;
+    /** Whether a page offers Retry: only a dead job can be retried. */
+    static boolean retryable(JobState state) {
+        return state == JobState.DEAD;
     }
 
-    static boolean cancellable(Job j) {
-        return !j.state().isFinal();
+    /** Whether a page offers Cancel: a job not yet finished. */
+    static boolean cancellable(JobState state) {
+        return !state.isFinal();
     }
 
     static String link(String path, String query) {
@@ -94,9 +94,5 @@ final class DashboardModels {
         if (text.length() <= max) return text;
         int end = Character.isHighSurrogate(text.charAt(max - 1)) ? max - 1 : max;
         return text.substring(0, end) + "…";
-    }
-
-    static String orNone(Optional<?> value) {
-        return value.map(Object::toString).orElse("none");
     }
 }

@@ -115,7 +115,7 @@ final class DashboardRoutes {
         Job job = actions.get(Principal.of(ctx), id);
         // the message says what the job shows now, whatever the link says
         String message = switch (String.valueOf(ctx.queryParam("done"))) {
-            case "retried" -> "Job " + id + " was moved back to queued.";
+            case "retried" -> job.state() == JobState.DEAD ? null : "Job " + id + " was moved back to queued.";
             case "cancel" -> job.state() == JobState.CANCELLED ? "Job " + id + " was cancelled."
                     : job.cancelRequested() && !job.state().isFinal()
                             ? "Cancelling was asked: the job's worker stops it at its next heartbeat." : null;
@@ -140,12 +140,12 @@ final class DashboardRoutes {
     }
 
     private JobDetail detail(Job job, Nav nav, String message, String error) {
-        boolean live = !job.state().isFinal();
+        boolean live = DashboardModels.cancellable(job.state());
         String lease = job.lease().map(l -> l.owner().value() + " until " + l.expiry()).orElse(null);
         Refresh refresh = live ? new Refresh(LIVE_REFRESH, "/ui/jobs/" + job.id().value()) : null;
         return new JobDetail("Job " + job.id(), refresh, nav, JobView.of(job), JsonText.pretty(job.payload(), SHOWN_CHARS),
                 job.result().map(r -> JsonText.pretty(r, SHOWN_CHARS)).orElse(null),
-                job.lastError().map(e -> DashboardModels.excerpt(e, SHOWN_CHARS)).orElse(null), lease, job.state() == JobState.DEAD,
+                job.lastError().map(e -> DashboardModels.excerpt(e, SHOWN_CHARS)).orElse(null), lease, DashboardModels.retryable(job.state()),
                 live, message, error);
     }
 

@@ -64,8 +64,9 @@ final class DashboardSession {
     }
 
     /**
-     * Refuses a state-changing request whose {@code Origin} (or, without one, {@code Referer}) is another
-     * site: a second guard against cross-site form posts beside SameSite=Strict. A request with neither
+     * Refuses a state-changing request whose {@code Origin} (or, without one, {@code Referer}) names a host other
+     * than {@code Host} (or {@code X-Forwarded-Host}, set by a proxy): a second guard against cross-site form posts
+     * beside SameSite=Strict. A request with neither
      * header (not a browser's form post) is let through: it had to present the key.
      *
      * @throws ApiException 403 {@code forbidden}
@@ -79,7 +80,10 @@ final class DashboardSession {
         } catch (IllegalArgumentException malformed) {
             host = null;
         }
-        if (host == null || !host.equalsIgnoreCase(ctx.host())) {
+        // Behind a reverse proxy that rewrites Host, the public host arrives as X-Forwarded-Host: a cross-site form
+        // cannot set that header, so accepting it lets the proxy's own pages through and nothing else.
+        String forwarded = ctx.header("X-Forwarded-Host");
+        if (host == null || !(host.equalsIgnoreCase(ctx.host()) || (forwarded != null && host.equalsIgnoreCase(forwarded.strip())))) {
             throw new ApiException(403, "forbidden", "the dashboard takes forms from its own pages only", null);
         }
     }

@@ -51,9 +51,15 @@ final class DashboardClient {
 
     /** A form post as a page of {@code from} (an origin, or null for none) would send it. */
     Page post(String path, String form, String from) {
+        return post(path, form, from, null);
+    }
+
+    /** As {@link #post(String, String, String)}, through a proxy that sets {@code X-Forwarded-Host} (null: none). */
+    Page post(String path, String form, String from, String forwardedHost) {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(origin + path))
                 .header("Content-Type", "application/x-www-form-urlencoded").POST(HttpRequest.BodyPublishers.ofString(form));
         if (from != null) b.header("Origin", from);
+        if (forwardedHost != null) b.header("X-Forwarded-Host", forwardedHost);
         return send(b);
     }
 

@@ -107,7 +107,12 @@ class DashboardTest extends ApiTestCase {
         for (String from : new String[] {"http://evil.example", "null"}) {
             assertThat(admin.post("/ui/jobs/" + id + "/cancel", "", from).status()).as(from).isEqualTo(403);
         }
+        assertThat(admin.post("/ui/jobs/" + id + "/cancel", "", "https://jobs.example.com", "evil.example").status())
+                .as("a proxy's X-Forwarded-Host names another host").isEqualTo(403);
         assertThat(api.get("/jobs/" + id).json().get("status").asText()).as("a foreign form changed nothing").isEqualTo("queued");
+        Page proxied = admin.post("/ui/jobs/" + id + "/cancel", "", "https://jobs.example.com", "jobs.example.com");
+        assertThat(proxied.status()).as("behind a proxy that rewrites Host and says so in X-Forwarded-Host").isEqualTo(303);
+        id = enqueue("{'task': 't', 'tenant': 'acme'}");
         Page cancel = admin.post("/ui/jobs/" + id + "/cancel", "", admin.origin);
         assertThat(cancel.status()).isEqualTo(303);
         assertThat(cancel.header("Location")).isEqualTo("/ui/jobs/" + id + "?done=cancel");

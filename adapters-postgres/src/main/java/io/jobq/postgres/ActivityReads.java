@@ -23,35 +23,41 @@ final class ActivityReads {
     private ActivityReads() {}
 
     /**
-     * Live jobs per tenant: {@code state IN (queued, held, running)} is answered from the partial indexes
-     * jobs_runnable, jobs_held and jobs_leases. {1} is NULL for every tenant.
+     * Live jobs per tenant: one branch per state, each matching one partial index (jobs_runnable_fifo,
+     * jobs_held_by_priority, jobs_leases), as {@link JobCounts} counts them, so finished jobs are never read (a
+     * single {@code state IN (...)} matches no partial index and scans the table). {1} is NULL for every tenant.
      */
     private static final String TENANTS = """
             SELECT t.queue, t.tenant, t.weight, t.max_running,
                    coalesce(j.queued, 0), coalesce(j.held, 0), coalesce(j.running, 0)
             FROM jobq.tenants t
-            LEFT JOIN (SELECT queue, tenant,
-                              count(*) FILTER (WHERE state = 'queued') AS queued,
-                              count(*) FILTER (WHERE state = 'held') AS held,
-                              count(*) FILTER (WHERE state = 'running') AS running
-                       FROM jobq.jobs WHERE state IN ('queued', 'held', 'running')
-                         AND ({1}::varchar IS NULL OR tenant = {1}::varchar)
+            LEFT JOIN (SELECT queue, tenant, sum(queued) AS queued, sum(held) AS held, sum(running) AS running
+                       FROM (SELECT queue, tenant, count(*) AS queued, 0 AS held, 0 AS running FROM jobq.jobs
+                             WHERE state = 'queued' AND ({1}::varchar IS NULL OR tenant = {1}::varchar) GROUP BY queue, tenant
+                             UNION ALL
+                             SELECT queue, tenant, 0, count(*), 0 FROM jobq.jobs
+                             WHERE state = 'held' AND ({1}::varchar IS NULL OR tenant = {1}::varchar) GROUP BY queue, tenant
+                             UNION ALL
+                             SELECT queue, tenant, 0, 0, count(*) FROM jobq.jobs
+                             WHERE state = 'running' AND ({1}::varchar IS NULL OR tenant = {1}::varchar) GROUP BY queue, tenant) live
                        GROUP BY queue, tenant) j ON j.queue = t.queue AND j.tenant = t.tenant
             WHERE {1}::varchar IS NULL OR t.tenant = {1}::varchar
             ORDER BY coalesce(j.queued, 0) + coalesce(j.held, 0) + coalesce(j.running, 0) DESC, t.queue, t.tenant
             LIMIT {0}""";
 
     /**
-     * Finished jobs per minute: one range scan of jobs_finished (queue, state, finished_at) per queue, since
-     * the index leads with the queue; the queues come from the small tenants table.
+     * Finished jobs per minute: one range scan of jobs_finished (queue, state, finished_at) per queue and final
+     * state, since the index leads with both; the queues come from the small tenants table. The
+     * {@code state IN (...)} repeats the index's predicate so that the planner may use it at all.
      */
     private static final String FINISHED = """
             SELECT f.minute, q.queue, f.state, f.n
             FROM (SELECT DISTINCT queue FROM jobq.tenants) q
+            CROSS JOIN (VALUES ('done'), ('dead'), ('cancelled')) s(state)
             CROSS JOIN LATERAL (
                 SELECT date_trunc('minute', finished_at) AS minute, state, count(*) AS n
                 FROM jobq.jobs
-                WHERE queue = q.queue AND state IN ('done', 'dead', 'cancelled')
+                WHERE queue = q.queue AND state = s.state AND state IN ('done', 'dead', 'cancelled')
                   AND finished_at >= date_trunc('minute', now()) - make_interval(mins => {0})
                   AND ({1}::varchar IS NULL OR tenant = {1}::varchar)
                 GROUP BY 1, 2) f

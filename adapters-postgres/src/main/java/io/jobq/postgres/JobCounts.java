@@ -61,13 +61,19 @@ final class JobCounts {
     /** The states that end a job: counted exactly on a small table, estimated from a sample on a large one. */
     private static final Set<String> TERMINAL = Set.of(JobState.DONE.dbName(), JobState.DEAD.dbName(), JobState.CANCELLED.dbName());
 
+    /** Live jobs (scheduled, queued, held, running) per queue and state, exact, from the partial indexes alone. */
+    static Map<QueueName, Map<JobState, Long>> live(DSLContext dsl) {
+        Map<QueueName, Map<JobState, Long>> out = new TreeMap<>(java.util.Comparator.comparing(QueueName::value));
+        for (Record r : dsl.resultQuery(JobqSchema.of(dsl).sql(LIVE_COUNTS))) {
+            put(out, r.get(0, String.class), r.get(1, String.class), r.get(2, Long.class));
+        }
+        return out;
+    }
+
     /** Jobs per queue and state: live states exact, finished ones exact or sampled as above. */
     static Map<QueueName, Map<JobState, Long>> byQueueAndState(DSLContext dsl) {
         JobqSchema schema = JobqSchema.of(dsl);
-        Map<QueueName, Map<JobState, Long>> out = new TreeMap<>(java.util.Comparator.comparing(QueueName::value));
-        for (Record r : dsl.resultQuery(schema.sql(LIVE_COUNTS))) {
-            put(out, r.get(0, String.class), r.get(1, String.class), r.get(2, Long.class));
-        }
+        Map<QueueName, Map<JobState, Long>> out = live(dsl);
         Record size = dsl.resultQuery(schema.sql(TABLE_SIZE)).fetchSingle();
         long pages = size.get(0, Long.class);
         if (pages <= EXACT_TERMINAL_MAX_PAGES) {

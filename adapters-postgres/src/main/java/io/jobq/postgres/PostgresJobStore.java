@@ -817,6 +817,12 @@ public final class PostgresJobStore implements JobStore {
         return run("stats", () -> JobCounts.byQueueAndState(dsl));
     }
 
+    /** See {@link JobCounts#live}. */
+    @Override
+    public Map<QueueName, Map<JobState, Long>> liveCountsByQueue() {
+        return run("live counts", () -> JobCounts.live(dsl));
+    }
+
     @Override
     public Map<QueueName, Duration> oldestRunnableAge() {
         return run("oldest runnable", () -> JobCounts.oldestRunnableAge(dsl));

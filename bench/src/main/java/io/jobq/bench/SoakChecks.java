@@ -13,7 +13,8 @@ import javax.sql.DataSource;
  *
  * @param accepted jobs the API acknowledged (201, or 200 for a key already used)
  * @param missing acknowledged jobs not in the table (must be 0)
- * @param duplicates jobs beyond one per idempotency key, from clients sending again (must be 0)
+ * @param duplicates jobs beyond one per idempotency key, from clients sending again (must be 0; the unique index
+ *     jobs_idempotency makes it so, and a resend that missed its key would have been refused, failing the run)
  * @param unacknowledged jobs in the table whose key no client saw acknowledged (must be 0: every request was sent until it was)
  * @param unfinished jobs neither done nor dead when the drain ended (lost; must be 0)
  * @param wrongEnd jobs that ended otherwise than their kind says: doomed ones dead with their error, all others done (must be 0)
@@ -51,7 +52,7 @@ record SoakChecks(long accepted, long missing, long duplicates, long unacknowled
                     count(st, "SELECT count(*) FROM jobq.jobs j WHERE " + soak + " AND NOT EXISTS (SELECT 1 FROM soak_acks a WHERE a.id = j.id)"),
                     count(st, "SELECT count(*) FROM jobq.jobs WHERE " + soak + " AND state NOT IN ('done', 'dead')"),
                     count(st, "SELECT count(*) FROM jobq.jobs WHERE " + soak + " AND state IN ('done', 'dead') AND CASE WHEN task = '"
-                            + ChaosHandlers.DOOMED + "' THEN state <> 'dead' OR last_error NOT LIKE '%doomed job%' ELSE state <> 'done' END"),
+                            + ChaosHandlers.DOOMED + "' THEN state <> 'dead' OR coalesce(last_error, '') NOT LIKE '%doomed job%' ELSE state <> 'done' END"),
                     count(st, "SELECT count(*) FROM (SELECT job_id FROM public.bench_done_log GROUP BY job_id HAVING count(*) > 1) x"),
                     count(st, "SELECT count(*) FROM (SELECT 1 FROM public.bench_effects GROUP BY job_id, attempt HAVING count(*) > 1) x"),
                     count(st, "SELECT count(*) FROM jobq.jobs j WHERE " + soak + " AND j.state = 'done' AND NOT EXISTS "

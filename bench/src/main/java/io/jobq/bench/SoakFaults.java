@@ -5,6 +5,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -21,6 +22,8 @@ final class SoakFaults {
     private final long startNanos = System.nanoTime();
     private final List<Entry> journal = new CopyOnWriteArrayList<>();
     private final Progress progress;
+    private volatile Instant stallEnded;
+    private volatile boolean hogRefused;
 
     SoakFaults(Progress progress) {
         this.progress = progress;
@@ -31,6 +34,16 @@ final class SoakFaults {
         Entry e = new Entry(elapsedSeconds(), what);
         journal.add(e);
         progress.step("soak %6.1f s: %s", e.seconds(), what);
+    }
+
+    /** When the stalled worker was sent SIGCONT; null before. */
+    Instant stallEnded() {
+        return stallEnded;
+    }
+
+    /** Whether the hog saw the server refuse a connection for want of slots (SQLSTATE 53300). */
+    boolean hogWasRefused() {
+        return hogRefused;
     }
 
     List<Entry> journal() {
@@ -56,6 +69,7 @@ final class SoakFaults {
                 Thread.currentThread().interrupt();
             } finally {
                 signal(p.pid(), "CONT");
+                stallEnded = Instant.now();
                 note("SIGCONT " + p.name());
             }
         });
@@ -76,6 +90,7 @@ final class SoakFaults {
                         held.add(DriverManager.getConnection(jdbcUrl));
                     } catch (SQLException e) {
                         refusal = e.getSQLState() + " " + e.getMessage();
+                        hogRefused = "53300".equals(e.getSQLState());
                         break;
                     }
                 }

@@ -57,6 +57,7 @@ final class SoakReport {
                 Format.count(r.lateWritesRefused())));
         out.append(String.format(Locale.ROOT, "  %-62s %8.1f s%n", "drain: from the end of the faults to every job done or dead", r.drainSeconds()));
         for (String refused : r.refused()) out.append("  REFUSED by the API: ").append(refused).append('\n');
+        for (String missing : r.faultsMissing()) out.append("  FAULT MISSING: ").append(missing).append('\n');
         out.append(r.passed() ? "\nAll checks held.\n" : "\nSOME CHECKS FAILED.\n");
         return out.toString();
     }

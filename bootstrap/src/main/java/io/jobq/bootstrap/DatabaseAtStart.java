@@ -22,9 +22,18 @@ final class DatabaseAtStart {
 
     private DatabaseAtStart() {}
 
-    /** {@link #await(Supplier, String, Duration)} with {@link #WAIT}. */
-    static <T> T await(Supplier<T> step, String database) throws InterruptedException {
-        return await(step, database, WAIT);
+    /** Thrown when SIGTERM or SIGINT arrives while the database is waited for: the process stops, exit 0. */
+    static final class Stopped extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Stopped() {
+            super("stopped while waiting for the database", null, false, false);
+        }
+    }
+
+    /** {@link #await(Supplier, String, Duration, Termination)} with {@link #WAIT}. */
+    static <T> T await(Supplier<T> step, String database, Termination termination) throws InterruptedException {
+        return await(step, database, WAIT, termination);
     }
 
     /**
@@ -32,9 +41,12 @@ final class DatabaseAtStart {
      * {@link StoreUnavailableException} and {@code wait} has not passed.
      *
      * @param database how the log names the database (masked)
+     * @param termination a stop requested meanwhile ends the wait at once; null where signals keep their default
+     *     (the {@code migrate} role: SIGTERM ends the JVM)
      * @throws StoreUnavailableException the last failure, once {@code wait} has passed
+     * @throws Stopped when a stop is requested while waiting
      */
-    static <T> T await(Supplier<T> step, String database, Duration wait) throws InterruptedException {
+    static <T> T await(Supplier<T> step, String database, Duration wait, Termination termination) throws InterruptedException {
         long deadline = System.nanoTime() + wait.toNanos();
         Duration pause = FIRST_PAUSE;
         while (true) {
@@ -45,7 +57,9 @@ final class DatabaseAtStart {
                 if (left <= 0) throw e;
                 log.warn("database {} cannot be reached at start ({}); trying again in {} ms, for up to {} s more", database,
                         e.getMessage(), pause.toMillis(), Duration.ofNanos(left).toSeconds());
-                Thread.sleep(Math.min(pause.toMillis(), Duration.ofNanos(left).toMillis() + 1));
+                Duration nap = Duration.ofMillis(Math.min(pause.toMillis(), Duration.ofNanos(left).toMillis() + 1));
+                if (termination == null) Thread.sleep(nap);
+                else if (termination.await(nap)) throw new Stopped();
                 pause = pause.multipliedBy(2).compareTo(MAX_PAUSE) > 0 ? MAX_PAUSE : pause.multipliedBy(2);
             }
         }

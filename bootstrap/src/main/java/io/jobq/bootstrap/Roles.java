@@ -65,7 +65,7 @@ final class Roles {
     static int migrate(Settings settings) throws InterruptedException {
         DatabaseUrl url = Database.resolve(settings.get(DATABASE_URL));
         try (HikariDataSource pool = Database.pool(url, 2, "jobq-migrate")) {
-            int applied = migrateOrExplain(pool, url, settings.get(SCHEMA));
+            int applied = migrateOrExplain(pool, url, settings.get(SCHEMA), null);
             log.info("schema {} of {} is up to date ({} migration(s) applied)", settings.get(SCHEMA).name(), url.masked(), applied);
             return 0;
         }
@@ -84,10 +84,15 @@ final class Roles {
         HikariDataSource pool = Database.pool(url, settings.get(POOL_SIZE), "jobq");
         pool.setMetricsTrackerFactory(new MicrometerMetricsTrackerFactory(registry));
         try {
-            if (api) { // a role that serves the API migrates first; a worker alone only checks
-                migrateOrExplain(pool, url, settings.get(SCHEMA));
-            } else {
-                requireMigrated(pool, url, settings.get(SCHEMA));
+            try {
+                if (api) { // a role that serves the API migrates first; a worker alone only checks
+                    migrateOrExplain(pool, url, settings.get(SCHEMA), termination);
+                } else {
+                    requireMigrated(pool, url, settings.get(SCHEMA), termination);
+                }
+            } catch (DatabaseAtStart.Stopped stopped) {
+                log.info("stopped while waiting for the database");
+                return 0;
             }
             PostgresJobStore.Options options = PostgresJobStore.Options.DEFAULTS.withSchema(settings.get(SCHEMA));
             PostgresJobStore store = new PostgresJobStore(pool, settings.get(SELF_VACUUM) ? options : options.withoutSelfVacuum());
@@ -203,20 +208,22 @@ final class Roles {
         return s.get(TASK_TIMEOUT).applyTo(ws).build();
     }
 
-    private static int migrateOrExplain(HikariDataSource pool, DatabaseUrl url, JobqSchema schema) throws InterruptedException {
+    private static int migrateOrExplain(HikariDataSource pool, DatabaseUrl url, JobqSchema schema, Termination termination)
+            throws InterruptedException {
         try {
-            return DatabaseAtStart.await(() -> Migrations.migrate(pool, schema), url.masked());
+            return DatabaseAtStart.await(() -> Migrations.migrate(pool, schema), url.masked(), termination);
         } catch (JobQueueException e) {
             throw new LauncherException("cannot migrate " + url.masked() + ": " + rootMessage(e), e);
         }
     }
 
-    private static void requireMigrated(HikariDataSource pool, DatabaseUrl url, JobqSchema schema) throws InterruptedException {
+    private static void requireMigrated(HikariDataSource pool, DatabaseUrl url, JobqSchema schema, Termination termination)
+            throws InterruptedException {
         try {
             DatabaseAtStart.await(() -> {
                 Migrations.requireCurrent(pool, schema);
                 return null;
-            }, url.masked());
+            }, url.masked(), termination);
         } catch (JobQueueException e) {
             throw new LauncherException(e.getMessage() + " [database " + url.masked() + "]", e);
         }

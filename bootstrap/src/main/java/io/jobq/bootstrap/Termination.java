@@ -35,6 +35,11 @@ final class Termination {
         requested.await();
     }
 
+    /** Waits up to {@code timeout} for a stop to be requested; true if one was. */
+    boolean await(java.time.Duration timeout) throws InterruptedException {
+        return requested.await(timeout.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
+    }
+
     /** Requests a stop from inside the process (tests, a fatal error). */
     void request() {
         requested.countDown();

@@ -231,6 +231,11 @@ public class ForwardingJobStore implements JobStore {
     }
 
     @Override
+    public Map<QueueName, Map<JobState, Long>> liveCountsByQueue() {
+        return delegate().liveCountsByQueue();
+    }
+
+    @Override
     public List<io.jobq.application.port.TenantActivity> tenantActivity(Optional<io.jobq.domain.tenant.TenantId> tenant, int limit) {
         return delegate().tenantActivity(tenant, limit);
     }

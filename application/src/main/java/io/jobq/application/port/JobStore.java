@@ -290,6 +290,18 @@ public interface JobStore extends ScheduleStore, ApiKeyStore {
      */
     Map<QueueName, Map<JobState, Long>> countsByQueueAndState();
 
+    /**
+     * The live part of {@link #countsByQueueAndState}: scheduled, queued, held and running, exact, at a cost that
+     * grows with the live jobs only (a dashboard samples it every few seconds).
+     */
+    default Map<QueueName, Map<JobState, Long>> liveCountsByQueue() {
+        Map<QueueName, Map<JobState, Long>> live = new java.util.LinkedHashMap<>();
+        countsByQueueAndState().forEach((queue, byState) -> byState.forEach((state, n) -> {
+            if (!state.isFinal()) live.computeIfAbsent(queue, q -> new java.util.EnumMap<>(JobState.class)).put(state, n);
+        }));
+        return live;
+    }
+
     /** Per queue with queued jobs: how long the oldest queued job has been runnable. */
     Map<QueueName, Duration> oldestRunnableAge();
 

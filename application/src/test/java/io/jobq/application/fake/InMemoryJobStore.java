@@ -773,7 +773,7 @@ public final class InMemoryJobStore implements JobStore {
             Instant from = clock.instant().truncatedTo(java.time.temporal.ChronoUnit.MINUTES).minus(Duration.ofMinutes(minutes));
             Map<FinishedCount, Long> counts = new HashMap<>();
             for (Row r : rows.values()) {
-                if (r.finishedAt == null || r.finishedAt.isBefore(from) || !(r.state == JobState.DONE || r.state == JobState.DEAD || r.state == JobState.CANCELLED)) continue;
+                if (r.finishedAt == null || r.finishedAt.isBefore(from) || !r.state.isFinal()) continue;
                 if (tenant.isPresent() && !tenant.get().equals(r.tenant)) continue;
                 counts.merge(new FinishedCount(r.finishedAt.truncatedTo(java.time.temporal.ChronoUnit.MINUTES), r.queue, r.state, 0), 1L, Long::sum);
             }

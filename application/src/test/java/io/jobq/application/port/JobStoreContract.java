@@ -1130,6 +1130,9 @@ public abstract class JobStoreContract {
                     Q, Map.of(JobState.SCHEDULED, 1L, JobState.QUEUED, 1L, JobState.RUNNING, 1L, JobState.DONE, 1L,
                             JobState.DEAD, 1L),
                     OTHER, Map.of(JobState.QUEUED, 1L)));
+            assertThat(store().liveCountsByQueue()).isEqualTo(Map.of(
+                    Q, Map.of(JobState.SCHEDULED, 1L, JobState.QUEUED, 1L, JobState.RUNNING, 1L),
+                    OTHER, Map.of(JobState.QUEUED, 1L)));
         }
 
         @Test

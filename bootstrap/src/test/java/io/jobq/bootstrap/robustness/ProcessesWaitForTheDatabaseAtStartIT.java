@@ -52,4 +52,20 @@ class ProcessesWaitForTheDatabaseAtStartIT {
             if (down) postgres.startServer();
         }
     }
+
+    @Test
+    void sigtermWhileWaitingStopsTheProcessAtOnceWithExitZero() throws Exception {
+        TestDatabase db = postgres.database();
+        postgres.stopServer();
+        try (JobqProcess worker = ShortSettings.workerBuilder(getClass(), db, "stopped", "stopped", "10s").start()) {
+            worker.awaitLine(ShortSettings.START_UP, "cannot be reached at start");
+            long sent = System.nanoTime();
+            worker.signal("TERM");
+            assertThat(worker.awaitExit(Duration.ofSeconds(10))).isZero();
+            assertThat(Duration.ofNanos(System.nanoTime() - sent)).as("not the rest of the 60 s wait").isLessThan(Duration.ofSeconds(5));
+            assertThat(worker.output()).contains("stopped while waiting for the database");
+        } finally {
+            postgres.startServer();
+        }
+    }
 }
