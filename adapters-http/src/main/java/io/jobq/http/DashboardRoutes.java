@@ -149,6 +149,12 @@ final class DashboardRoutes {
                 live, message, error);
     }
 
+    /** The page for a {@code /ui/…} address no route serves (the JSON API answers such a 404 in JSON). */
+    void notFound(Context ctx) {
+        pages.render(ctx, 404, "failure", new Failure("Not found", null, navOrNull(ctx), 404,
+                "The dashboard has no page at this address."));
+    }
+
     private void loginForm(Context ctx) {
         if (!keysOn) {
             ctx.redirect("/ui", HttpStatus.SEE_OTHER);

@@ -92,8 +92,12 @@ public final class HttpApi {
             config.routes.before(authenticator::require); // before any route, unknown ones included
             // Javalin answers an unknown route or a wrong method itself, in plain text and without passing
             // through exception handlers; these turn exactly those answers (no endpoint matched) into JSON.
+            DashboardRoutes dashboard = new DashboardRoutes(store, authenticator, !settings.keys().isOpen(), history);
             config.routes.error(404, ctx -> {
-                if (ctx.endpoints().matchedHttpEndpoint() == null) mapException(new NotFoundResponse(), ctx, settings);
+                if (ctx.endpoints().matchedHttpEndpoint() != null) return;
+                // a browser that mistypes a dashboard address gets a page, with the dashboard's headers
+                if (DashboardSession.isDashboard(ctx.path())) dashboard.notFound(ctx);
+                else mapException(new NotFoundResponse(), ctx, settings);
             });
             config.routes.error(405, ctx -> mapException(new MethodNotAllowedResponse(), ctx, settings));
             new JobRoutes(store, metrics, settings).register(config.routes);
@@ -103,7 +107,7 @@ public final class HttpApi {
             new KeyRoutes(tenantKeys, store, settings.keys()).register(config.routes);
             new ScheduleRoutes(store, settings).register(config.routes);
             new OpsRoutes(store, registry, metrics).register(config.routes);
-            new DashboardRoutes(store, authenticator, !settings.keys().isOpen(), history).register(config.routes);
+            dashboard.register(config.routes);
         });
         return new HttpApi(app, registry, gc, history);
     }

@@ -96,6 +96,11 @@ class DashboardTest extends ApiTestCase {
             assertThat(p.header("Content-Type")).startsWith("text/html");
             assertThat(p.body()).as(c[0]).contains(c[1]);
         }
+        Page missing = admin.get("/ui/nope");
+        assertThat(missing.status()).isEqualTo(404);
+        assertThat(missing.header("Content-Type")).startsWith("text/html");
+        assertThat(missing.header("Content-Security-Policy")).contains("default-src 'none'");
+        assertThat(f.client().withBearer(ADMIN).get("/nope").errorCode()).as("the API's own 404 stays JSON").isEqualTo("not_found");
         for (String junk : List.of("/ui/jobs?tenant=&queue=&task=&status=", "/ui/jobs?x=1&x=2", "/ui/jobs?refresh=%ff", "/ui/jobs/1?done=%25zz")) {
             assertThat(admin.get(junk).status()).as(junk).isIn(200, 400, 404);
         }
