@@ -50,12 +50,15 @@ final class DashboardChart {
             int i = slot(first, minute, slots);
             if (i >= 0) backlog[i] = n;
         });
-        long maxFinished = 1;
-        long maxWaiting = 1;
+        long mostFinished = 0;
+        long mostWaiting = 0;
         for (int i = 0; i < slots; i++) {
-            maxFinished = Math.max(maxFinished, done[i] + failed[i]);
-            if (backlog[i] != null) maxWaiting = Math.max(maxWaiting, backlog[i]);
+            mostFinished = Math.max(mostFinished, done[i] + failed[i]);
+            if (backlog[i] != null) mostWaiting = Math.max(mostWaiting, backlog[i]);
         }
+        // the scales: the busiest minute at the top (1 when all are 0, so nothing is divided by 0)
+        long maxFinished = Math.max(1, mostFinished);
+        long maxWaiting = Math.max(1, mostWaiting);
         double plotW = WIDTH - LEFT - RIGHT;
         double plotH = HEIGHT - TOP - BOTTOM;
         double slotW = plotW / slots;
@@ -82,10 +85,10 @@ final class DashboardChart {
                 points.clear();
             }
         }
-        svg.append(text(LEFT - 4, TOP + 10, "end", maxFinished + "/min"));
+        svg.append(text(LEFT - 4, TOP + 10, "end", mostFinished + "/min"));
         svg.append(text(LEFT - 4, TOP + plotH, "end", "0"));
         if (!waiting.isEmpty()) {
-            svg.append(text(LEFT + plotW + 4, TOP + 10, "start", maxWaiting + " waiting"));
+            svg.append(text(LEFT + plotW + 4, TOP + 10, "start", mostWaiting + " waiting"));
             svg.append(text(LEFT + plotW + 4, TOP + plotH, "start", "0"));
         }
         svg.append(text(LEFT, HEIGHT - 6, "start", HOUR_MINUTE.format(first) + " UTC"));

@@ -30,6 +30,7 @@ final class DashboardModels {
 
     record TenantRow(String queue, String tenant, String jobsLink, String weight, String cap, long backlog, long running) {}
 
+    /** @param newestLink the first page, on a later one (null on the first) */
     record JobList(String title, Refresh refresh, Nav nav, Filter filter, List<StatusOption> statuses, List<JobRow> jobs,
                    String newestLink, String nextLink, String error, boolean noJobs) {}
 

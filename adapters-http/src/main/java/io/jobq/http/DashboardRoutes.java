@@ -95,7 +95,7 @@ final class DashboardRoutes {
         JobPage<JobSummary> page = JobPage.summaries(store, query, Principal.of(ctx));
         String next = page.next().map(id -> DashboardModels.link("/ui/jobs", join(filter.query(), "after=" + id.value()))).orElse(null);
         pages.render(ctx, 200, "jobs", new JobList(title, refresh, nav(ctx), filter, statuses, page.jobs().stream().map(JobRow::of).toList(),
-                DashboardModels.link("/ui/jobs", filter.query()), next, null, page.jobs().isEmpty()));
+                query.after().isPresent() ? DashboardModels.link("/ui/jobs", filter.query()) : null, next, null, page.jobs().isEmpty()));
     }
 
     private static JobQuery query(Context ctx, Filter f) {

@@ -81,6 +81,7 @@ final class SoakFaults {
      * of its own. Meanwhile every process that needs a new connection is refused.
      */
     void hog(String jdbcUrl, Duration hold) {
+        note("connection hog starts taking every connection the server allows (opening them takes a few seconds)");
         Thread.ofVirtual().name("soak-hog").start(() -> {
             List<Connection> held = new ArrayList<>();
             String refusal = "none";

@@ -15,18 +15,29 @@ import java.util.Optional;
 final class ApiAccess {
     private ApiAccess() {}
 
-    /** @throws LauncherException (never quoting a key) if both admin settings are given, the file cannot be read or a key is refused */
+    /**
+     * @throws Settings.InvalidSettingsException (exit 2, never quoting a key) if both admin settings are given or a
+     *     key is refused, naming the variable
+     * @throws LauncherException if the key file cannot be read
+     */
     static AccessKeys keys(Settings settings) {
         Optional<String> admin = settings.get(ADMIN_KEY);
         Optional<Path> file = settings.get(ADMIN_KEY_FILE);
         if (admin.isPresent() && file.isPresent()) {
-            throw new LauncherException(ADMIN_KEY.env() + " and " + ADMIN_KEY_FILE.env() + " are both set: give one");
+            throw new Settings.InvalidSettingsException(ADMIN_KEY.env() + " and " + ADMIN_KEY_FILE.env() + " are both set: give one");
         }
         if (file.isPresent()) admin = Optional.of(read(file.get()));
+        String adminSetting = file.isPresent() ? ADMIN_KEY_FILE.env() : ADMIN_KEY.env();
+        Optional<String> adminKey = admin;
+        checked(adminSetting, () -> AccessKeys.of(adminKey, Optional.empty()));
+        return checked(METRICS_KEY.env(), () -> AccessKeys.of(adminKey, settings.get(METRICS_KEY)));
+    }
+
+    private static AccessKeys checked(String setting, java.util.function.Supplier<AccessKeys> keys) {
         try {
-            return AccessKeys.of(admin, settings.get(METRICS_KEY));
+            return keys.get();
         } catch (IllegalArgumentException e) {
-            throw new LauncherException("invalid API key settings: " + e.getMessage());
+            throw new Settings.InvalidSettingsException("invalid " + setting + "=<hidden>: " + e.getMessage());
         }
     }
 

@@ -28,7 +28,7 @@ class ApiAccessTest {
         Files.writeString(file, KEY + "\n");
         assertThat(ApiAccess.keys(Settings.resolve(Map.of("JOBQ_ADMIN_KEY_FILE", file.toString()), Map.of())).isOpen()).isFalse();
         assertThatThrownBy(() -> ApiAccess.keys(Settings.resolve(Map.of("JOBQ_ADMIN_KEY", KEY, "JOBQ_ADMIN_KEY_FILE",
-                file.toString()), Map.of()))).isInstanceOf(LauncherException.class).hasMessageContaining("both set");
+                file.toString()), Map.of()))).isInstanceOf(Settings.InvalidSettingsException.class).hasMessageContaining("both set");
         assertThatThrownBy(() -> ApiAccess.keys(Settings.resolve(Map.of("JOBQ_ADMIN_KEY_FILE", dir.resolve("missing").toString()),
                 Map.of()))).isInstanceOf(LauncherException.class).hasMessageContaining("cannot read");
     }
@@ -37,9 +37,11 @@ class ApiAccessTest {
     void aRefusedKeyIsNeverQuoted() {
         String weak = "weak-but-secret";
         assertThatThrownBy(() -> ApiAccess.keys(Settings.resolve(Map.of("JOBQ_ADMIN_KEY", weak), Map.of())))
-                .isInstanceOf(LauncherException.class).hasMessageContaining("at least " + AccessKeys.MIN_KEY_LENGTH)
+                .isInstanceOf(Settings.InvalidSettingsException.class).hasMessageContaining("at least " + AccessKeys.MIN_KEY_LENGTH)
+                .hasMessageStartingWith("invalid JOBQ_ADMIN_KEY=<hidden>: ")
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain(weak));
         assertThatThrownBy(() -> ApiAccess.keys(Settings.resolve(Map.of("JOBQ_METRICS_KEY", KEY), Map.of())))
+                .isInstanceOf(Settings.InvalidSettingsException.class).hasMessageStartingWith("invalid JOBQ_METRICS_KEY=<hidden>: ")
                 .hasMessageContaining("needs an admin key").satisfies(e -> assertThat(e.getMessage()).doesNotContain(KEY));
     }
 
