@@ -66,7 +66,8 @@ final class DashboardModels {
     /** A page's {@code <meta http-equiv="refresh">}: every {@code seconds}, to {@code url}. */
     record Refresh(int seconds, String url) {}
 
-    record Login(String title, Refresh refresh, Nav nav, String error) {}
+    /** @param next the dashboard page to open after logging in, or null for the overview */
+    record Login(String title, Refresh refresh, Nav nav, String error, String next) {}
 
     record Failure(String title, Refresh refresh, Nav nav, int status, String message) {}
 

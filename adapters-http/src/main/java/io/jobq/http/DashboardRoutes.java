@@ -160,7 +160,7 @@ final class DashboardRoutes {
             ctx.redirect("/ui", HttpStatus.SEE_OTHER);
             return;
         }
-        pages.render(ctx, 200, "login", new Login("Log in", null, null, null));
+        pages.render(ctx, 200, "login", new Login("Log in", null, null, null, DashboardSession.returnTo(ctx.queryParam("next")).orElse(null)));
     }
 
     private void login(Context ctx) {
@@ -173,12 +173,12 @@ final class DashboardRoutes {
         Optional<Principal> who = key.isEmpty() ? Optional.empty() : authenticator.identify(key);
         if (who.isEmpty() || who.get() == Principal.METRICS) {
             String why = key.isEmpty() ? "Enter a key." : who.isEmpty() ? "That key is not valid." : "The metrics key does not open the dashboard.";
-            pages.render(ctx, 401, "login", new Login("Log in", null, null, why));
+            pages.render(ctx, 401, "login", new Login("Log in", null, null, why, DashboardSession.returnTo(ctx.formParam("next")).orElse(null)));
             return;
         }
         DashboardSession.start(ctx, key);
         HtmlPages.secure(ctx);
-        ctx.redirect("/ui", HttpStatus.SEE_OTHER);
+        ctx.redirect(DashboardSession.returnTo(ctx.formParam("next")).orElse("/ui"), HttpStatus.SEE_OTHER);
     }
 
     private void logout(Context ctx) {

@@ -56,11 +56,28 @@ final class DashboardSession {
         ctx.cookie(new Cookie(COOKIE, "", PREFIX, 0, overHttps(ctx), true, null, SameSite.STRICT));
     }
 
-    /** Sends a browser without a valid key to the login page, and nothing else. */
+    /** What {@link #returnTo} accepts: a dashboard path and query of plain characters, never another site. */
+    private static final java.util.regex.Pattern RETURN_TO = java.util.regex.Pattern.compile("/ui(/[A-Za-z0-9_.~:/-]*)?(\\?[A-Za-z0-9_.~:=&%+-]*)?");
+
+    /**
+     * Sends a browser without a valid key to the login page, and nothing else; a page it asked for (a GET) is
+     * passed along as {@code next}, so that logging in leads back to it.
+     */
     static void toLogin(Context ctx) {
         HtmlPages.secure(ctx);
-        ctx.redirect(LOGIN, HttpStatus.SEE_OTHER);
+        String asked = ctx.path() + (ctx.queryString() == null ? "" : "?" + ctx.queryString());
+        boolean back = ctx.method() == io.javalin.http.HandlerType.GET && returnTo(asked).isPresent() && !asked.equals(PREFIX);
+        ctx.redirect(back ? LOGIN + "?next=" + URLEncoder.encode(asked, StandardCharsets.UTF_8) : LOGIN, HttpStatus.SEE_OTHER);
         ctx.skipRemainingHandlers();
+    }
+
+    /**
+     * Where to go after logging in: {@code next} when it is a dashboard address ({@code /ui…}, plain characters,
+     * no {@code //}: never another site, so the login page cannot be made an open redirect), else nothing.
+     */
+    static Optional<String> returnTo(String next) {
+        if (next == null || next.contains("//") || !RETURN_TO.matcher(next).matches()) return Optional.empty();
+        return Optional.of(next);
     }
 
     /**

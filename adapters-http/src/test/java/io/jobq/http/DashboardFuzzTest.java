@@ -23,7 +23,7 @@ class DashboardFuzzTest extends ApiTestCase {
     static final String MARK = "<x7q>";
     static final String[] PATHS = {"/ui", "/ui/jobs", "/ui/jobs/1", "/ui/jobs/%s", "/ui/jobs/%s/retry", "/ui/jobs/%s/cancel",
         "/ui/login", "/ui/logout", "/ui/style.css", "/ui/%s"};
-    static final String[] PARAMS = {"tenant", "queue", "task", "status", "after", "refresh", "done", "limit", "x"};
+    static final String[] PARAMS = {"tenant", "queue", "task", "status", "after", "refresh", "done", "next", "key", "limit", "x"};
     static final String[] VALUES = {"", "acme", "dead", "on", "retried", "cancel", "-1", "0", "1", "9223372036854775807",
         "9223372036854775808", "1e9", "%00", "%zz", "%", "%E2%80%AE", "%F0%9F%92%A9", "a%20b", MARK, "%3Cx7q%3E", "%22%3E%3Cx7q%3E",
         "..%2F..%2Fetc", "//evil.example", "a".repeat(129), "b".repeat(5_000), "%C0%AF", "%ED%A0%80", "+", "=", "&", "null"};

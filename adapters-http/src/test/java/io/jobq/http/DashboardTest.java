@@ -47,13 +47,29 @@ class DashboardTest extends ApiTestCase {
         for (String path : List.of("/ui", "/ui/jobs", "/ui/jobs/1", "/ui/jobs?status=dead")) {
             Page p = anonymous.get(path);
             assertThat(p.status()).as(path).isEqualTo(303);
-            assertThat(p.header("Location")).isEqualTo("/ui/login");
+            assertThat(p.header("Location")).startsWith("/ui/login");
         }
         assertThat(anonymous.get("/ui/login").status()).isEqualTo(200);
         assertThat(anonymous.post("/ui/login", "key=wrong-key", anonymous.origin).status()).isEqualTo(401);
         Page metrics = anonymous.post("/ui/login", "key=" + METRICS, anonymous.origin);
         assertThat(metrics.status()).isEqualTo(401);
         assertThat(metrics.body()).contains("metrics key does not open the dashboard");
+    }
+
+    @Test
+    void loggingInLeadsBackToThePageAskedForAndNeverToAnotherSite() {
+        Page asked = anonymous.get("/ui/jobs/7?done=cancel");
+        assertThat(asked.header("Location")).isEqualTo("/ui/login?next=%2Fui%2Fjobs%2F7%3Fdone%3Dcancel");
+        assertThat(anonymous.get("/ui/login?next=%2Fui%2Fjobs%2F7%3Fdone%3Dcancel").body())
+                .contains("<input type=\"hidden\" name=\"next\" value=\"/ui/jobs/7?done&#61;cancel\">");
+        Page back = anonymous.post("/ui/login", "key=" + ADMIN + "&next=%2Fui%2Fjobs%2F7%3Fdone%3Dcancel", anonymous.origin);
+        assertThat(back.header("Location")).isEqualTo("/ui/jobs/7?done=cancel");
+        for (String elsewhere : List.of("https://evil.example/ui", "//evil.example/ui", "/ui//evil.example", "/ui/\\evil.example",
+                "/uinope", "/jobs", "/ui/a%0d%0aSet-Cookie:x=1", "/ui?x=<b>")) {
+            Page p = anonymous.post("/ui/login", "key=" + ADMIN + "&next=" + java.net.URLEncoder.encode(elsewhere,
+                    java.nio.charset.StandardCharsets.UTF_8), anonymous.origin);
+            assertThat(p.header("Location")).as(elsewhere).isEqualTo("/ui");
+        }
     }
 
     @Test
