@@ -76,6 +76,11 @@ final class DashboardRoutes {
         routes.get(DashboardSession.LOGIN, page(this::loginForm));
         routes.post(DashboardSession.LOGIN, page(this::login));
         routes.post("/ui/logout", page(this::logout));
+        // a typed or bookmarked logout address: a GET changes nothing (a link elsewhere must not log anyone out)
+        routes.get("/ui/logout", ctx -> {
+            HtmlPages.secure(ctx);
+            ctx.redirect("/ui", HttpStatus.SEE_OTHER);
+        });
         routes.get("/ui/style.css", ctx -> ctx.header("Cache-Control", "max-age=3600").contentType("text/css; charset=utf-8").result(stylesheet));
     }
 

@@ -83,6 +83,9 @@ class DashboardTest extends ApiTestCase {
         assertThat(overview.body()).contains("<h1>Overview</h1>").contains("id=\"queues\"").doesNotContain("<script");
         // the cookie is the dashboard's: the JSON API still needs Authorization
         assertThat(f.client().get("/jobs").status()).isEqualTo(401);
+        Page typed = admin.get("/ui/logout");
+        assertThat(typed.status()).isEqualTo(303);
+        assertThat(typed.header("Set-Cookie")).as("a GET logs no one out").isNull();
         Page out = admin.post("/ui/logout", "", admin.origin);
         assertThat(out.status()).isEqualTo(303);
         assertThat(out.header("Set-Cookie")).startsWith("jobq_key=;").contains("Expires=Thu, 01 Jan 1970");
