@@ -24,6 +24,7 @@ final class SoakFaults {
     private final Progress progress;
     private volatile Instant stallEnded;
     private volatile boolean hogRefused;
+    private volatile Thread hog;
 
     SoakFaults(Progress progress) {
         this.progress = progress;
@@ -39,6 +40,18 @@ final class SoakFaults {
     /** When the stalled worker was sent SIGCONT; null before. */
     Instant stallEnded() {
         return stallEnded;
+    }
+
+    /** Whether the hog is still taking, or holding, connections: another fault now would blur what it shows. */
+    boolean hogBusy() {
+        Thread h = hog;
+        return h != null && h.isAlive();
+    }
+
+    /** Waits until the hog has let its connections go. */
+    void awaitHog() throws InterruptedException {
+        Thread h = hog;
+        if (h != null) h.join();
     }
 
     /** Whether the hog saw the server refuse a connection for want of slots (SQLSTATE 53300). */
@@ -82,7 +95,7 @@ final class SoakFaults {
      */
     void hog(String jdbcUrl, Duration hold) {
         note("connection hog starts taking every connection the server allows (opening them takes a few seconds)");
-        Thread.ofVirtual().name("soak-hog").start(() -> {
+        hog = Thread.ofVirtual().name("soak-hog").start(() -> {
             List<Connection> held = new ArrayList<>();
             String refusal = "none";
             try {
