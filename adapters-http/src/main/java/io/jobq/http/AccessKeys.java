@@ -55,6 +55,20 @@ public final class AccessKeys {
         return admin == null;
     }
 
+    /**
+     * Whether a request with this {@code Authorization} header (null: none) may read {@code /metrics}: any request
+     * when no admin key is configured, else one bearing the admin or the metrics key. Used by a worker's metrics
+     * port, which has no API beside it; both keys are compared, in constant time, whatever is presented.
+     */
+    public boolean opensMetrics(String authorization) {
+        if (isOpen()) return true;
+        if (authorization == null || !authorization.regionMatches(true, 0, "Bearer ", 0, 7)) return false;
+        String presented = authorization.substring(7).strip();
+        boolean admin = isAdmin(presented);
+        boolean metrics = isMetrics(presented);
+        return admin || metrics;
+    }
+
     /** Whether {@code presented} is the admin key. */
     boolean isAdmin(String presented) {
         return admin != null && MessageDigest.isEqual(digest(presented), admin);

@@ -8,6 +8,7 @@ import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.jobq.http.AccessKeys;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -41,15 +42,19 @@ final class MetricsServer implements AutoCloseable {
      * @throws LauncherException if the port cannot be bound
      */
     static MetricsServer start(PrometheusMeterRegistry registry, int port, Worker worker) {
-        return start(registry, new InetSocketAddress(port), worker);
+        return start(registry, new InetSocketAddress(port), worker, AccessKeys.OPEN);
     }
 
-    /** As {@link #start(PrometheusMeterRegistry, int, Worker)}, on one address ({@code JOBQ_BIND}). */
-    static MetricsServer start(PrometheusMeterRegistry registry, String host, int port, Worker worker) {
-        return start(registry, new InetSocketAddress(host, port), worker);
+    /**
+     * As {@link #start(PrometheusMeterRegistry, int, Worker)}, on one address ({@code JOBQ_BIND}), with the API's
+     * keys: when an admin key is configured, /metrics needs it or the metrics key ({@code Authorization: Bearer});
+     * /health stays open, for probes.
+     */
+    static MetricsServer start(PrometheusMeterRegistry registry, String host, int port, Worker worker, AccessKeys keys) {
+        return start(registry, new InetSocketAddress(host, port), worker, keys);
     }
 
-    private static MetricsServer start(PrometheusMeterRegistry registry, InetSocketAddress address, Worker worker) {
+    private static MetricsServer start(PrometheusMeterRegistry registry, InetSocketAddress address, Worker worker, AccessKeys keys) {
         new JvmMemoryMetrics().bindTo(registry);
         new JvmThreadMetrics().bindTo(registry);
         new ProcessorMetrics().bindTo(registry);
@@ -61,6 +66,17 @@ final class MetricsServer implements AutoCloseable {
                 try (exchange) {
                     if (!"GET".equals(exchange.getRequestMethod())) {
                         exchange.sendResponseHeaders(405, -1);
+                        return;
+                    }
+                    if (!keys.opensMetrics(exchange.getRequestHeaders().getFirst("Authorization"))) {
+                        byte[] refusal = "{\"error\":{\"code\":\"unauthorized\",\"message\":\"/metrics needs Authorization: Bearer <the metrics or admin key>\"}}"
+                                .getBytes(StandardCharsets.UTF_8);
+                        exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"jobq\"");
+                        exchange.getResponseHeaders().set("Content-Type", "application/json");
+                        exchange.sendResponseHeaders(401, refusal.length);
+                        try (OutputStream out = exchange.getResponseBody()) {
+                            out.write(refusal);
+                        }
                         return;
                     }
                     byte[] body = registry.scrape().getBytes(StandardCharsets.UTF_8);

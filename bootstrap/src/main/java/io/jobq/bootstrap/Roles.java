@@ -78,6 +78,7 @@ final class Roles {
     static int run(Settings settings, Role role, Termination termination) throws InterruptedException {
         boolean api = role.runs(Role.Part.HTTP_API);
         boolean worker = role.runs(Role.Part.WORKER);
+        AccessKeys keys = ApiAccess.keys(settings); // the API's, and a worker's metrics port's; refused ones exit 2 at once
         DatabaseUrl url = Database.resolve(settings.get(DATABASE_URL));
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         List<AutoCloseable> stopOrder = new ArrayList<>();
@@ -97,7 +98,6 @@ final class Roles {
             PostgresJobStore.Options options = PostgresJobStore.Options.DEFAULTS.withSchema(settings.get(SCHEMA));
             PostgresJobStore store = new PostgresJobStore(pool, settings.get(SELF_VACUUM) ? options : options.withoutSelfVacuum());
             if (api) {
-                AccessKeys keys = ApiAccess.keys(settings);
                 HttpSettings http = HttpSettings.builder().maxBodyBytes(settings.get(MAX_REQUEST_BYTES)).keys(keys).build();
                 HttpApi server = startApi(store, registry, http, settings.get(BIND), settings.get(PORT));
                 stopOrder.add(server::stop);
@@ -120,15 +120,15 @@ final class Roles {
                 if (!api && settings.get(METRICS_PORT).isPresent()) {
                     MetricsServer metrics;
                     try {
-                        metrics = MetricsServer.start(registry, settings.get(BIND), settings.get(METRICS_PORT).get(), w);
+                        metrics = MetricsServer.start(registry, settings.get(BIND), settings.get(METRICS_PORT).get(), w, keys);
                     } catch (RuntimeException e) {
                         w.close(); // or it would stay listed as live (GET /workers) until its rows age out
                         throw e;
                     }
                     // closed after the worker: /health answers 503 "stopping" while in-hand jobs drain
                     stopOrder.add(metrics::close);
-                    log.info("worker metrics and health on {}:{} (GET /metrics, GET /health; no key: keep the port private)",
-                            settings.get(BIND), metrics.port());
+                    log.info("worker metrics and health on {}:{} (GET /metrics{}, GET /health)", settings.get(BIND), metrics.port(),
+                            keys.isOpen() ? " with no key: keep the port private" : " with the metrics or admin key");
                 }
                 log.info("worker {} serving queues {} with {} slots (lease {}, grace {}, task timeouts {}; database {})",
                         w.id(), settings.get(QUEUES), settings.get(CONCURRENCY), settings.get(LEASE),

@@ -3,6 +3,7 @@ package io.jobq.bootstrap;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import picocli.CommandLine.Model.OptionSpec;
 
 /**
@@ -11,18 +12,18 @@ import picocli.CommandLine.Model.OptionSpec;
  * writes README's configuration table) its README row.
  *
  * @param env the environment variable, e.g. {@code JOBQ_LEASE}; the flag is derived from it ({@code --lease})
- * @param part what a role must run for the setting to apply; empty: every role takes it
+ * @param parts what a role must run (any one of them) for the setting to apply; empty: every role takes it
  * @param type how its text is read and written
  * @param defaultValue the value when neither the variable nor the flag is given; for an optional setting,
  *     empty, and {@code doc} says what "unset" means
  * @param doc what it means, one or more sentences; Markdown code spans ({@code `x`}) allowed
  */
-record Setting<T>(String env, Optional<Role.Part> part, SettingType<T> type, T defaultValue, String doc) {
+record Setting<T>(String env, Set<Role.Part> parts, SettingType<T> type, T defaultValue, String doc) {
     private static final String ENV_PREFIX = "JOBQ_";
 
     Setting {
         Objects.requireNonNull(env, "env");
-        Objects.requireNonNull(part, "part");
+        parts = Set.copyOf(Objects.requireNonNull(parts, "parts"));
         Objects.requireNonNull(type, "type");
         Objects.requireNonNull(defaultValue, "defaultValue");
         Objects.requireNonNull(doc, "doc");
@@ -38,7 +39,7 @@ record Setting<T>(String env, Optional<Role.Part> part, SettingType<T> type, T d
 
     /** Whether {@code role}'s command line takes this setting's flag. */
     boolean appliesTo(Role role) {
-        return part.map(role::runs).orElse(true);
+        return parts.isEmpty() || parts.stream().anyMatch(role::runs);
     }
 
     /** The default as text, e.g. {@code 30s}; empty for an optional setting. */

@@ -19,6 +19,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Everything the launcher can be told, from environment variables with command-line flags overriding
@@ -50,12 +51,12 @@ final class Settings {
             "The HTTP API's port.");
     static final Setting<String> BIND = everyRole("JOBQ_BIND", SettingType.host(), "127.0.0.1",
             "Address to listen on (API, worker metrics): `127.0.0.1` local only, `0.0.0.0` all.");
-    static final Setting<Optional<String>> ADMIN_KEY = http("JOBQ_ADMIN_KEY", SettingType.secret(), Optional.empty(),
+    static final Setting<Optional<String>> ADMIN_KEY = served("JOBQ_ADMIN_KEY", SettingType.secret(), Optional.empty(),
             "Every endpoint but GET /health then needs `Authorization: Bearer <key>` ("
                     + io.jobq.http.AccessKeys.MIN_KEY_LENGTH + "+ characters; the flag shows in `ps`). Unset: the API is open.");
-    static final Setting<Optional<java.nio.file.Path>> ADMIN_KEY_FILE = http("JOBQ_ADMIN_KEY_FILE", optional(SettingType.path()),
+    static final Setting<Optional<java.nio.file.Path>> ADMIN_KEY_FILE = served("JOBQ_ADMIN_KEY_FILE", optional(SettingType.path()),
             Optional.empty(), "A file holding the admin key instead. Unset: none.");
-    static final Setting<Optional<String>> METRICS_KEY = http("JOBQ_METRICS_KEY", SettingType.secret(), Optional.empty(),
+    static final Setting<Optional<String>> METRICS_KEY = served("JOBQ_METRICS_KEY", SettingType.secret(), Optional.empty(),
             "A key that opens GET /metrics only. Unset: none.");
     static final Setting<Integer> POOL_SIZE = everyRole("JOBQ_POOL_SIZE", integer("N", 1, MAX_POOL_SIZE), 10,
             "Most pooled database connections per process (1-" + MAX_POOL_SIZE + ").");
@@ -182,15 +183,20 @@ final class Settings {
     }
 
     private static <T> Setting<T> everyRole(String env, SettingType<T> type, T defaultValue, String doc) {
-        return declare(new Setting<>(env, Optional.empty(), type, defaultValue, doc));
+        return declare(new Setting<>(env, Set.of(), type, defaultValue, doc));
     }
 
     private static <T> Setting<T> http(String env, SettingType<T> type, T defaultValue, String doc) {
-        return declare(new Setting<>(env, Optional.of(Role.Part.HTTP_API), type, defaultValue, doc));
+        return declare(new Setting<>(env, Set.of(Role.Part.HTTP_API), type, defaultValue, doc));
+    }
+
+    /** A setting of whatever a role serves over HTTP: the API, or a worker's metrics port (the keys). */
+    private static <T> Setting<T> served(String env, SettingType<T> type, T defaultValue, String doc) {
+        return declare(new Setting<>(env, Set.of(Role.Part.HTTP_API, Role.Part.WORKER), type, defaultValue, doc));
     }
 
     private static <T> Setting<T> worker(String env, SettingType<T> type, T defaultValue, String doc) {
-        return declare(new Setting<>(env, Optional.of(Role.Part.WORKER), type, defaultValue, doc));
+        return declare(new Setting<>(env, Set.of(Role.Part.WORKER), type, defaultValue, doc));
     }
 
     private static <T> Setting<T> declare(Setting<T> setting) {

@@ -23,8 +23,9 @@ import picocli.CommandLine.Model.OptionSpec;
  */
 class MainTest {
     private static final Set<String> COMMON = Set.of("--database-url", "--schema", "--pool-size", "--log-level", "--bind");
-    private static final Set<String> HTTP = Set.of("--port", "--max-request-bytes", "--admin-key", "--admin-key-file",
-            "--metrics-key");
+    private static final Set<String> HTTP = Set.of("--port", "--max-request-bytes");
+    /** The keys: of the API, and of a worker's metrics port. */
+    private static final Set<String> SERVED = Set.of("--admin-key", "--admin-key-file", "--metrics-key");
     private static final Set<String> WORKER = Set.of("--concurrency", "--queues", "--lease", "--heartbeat",
             "--poll-interval", "--claim-batch", "--grace-period", "--maintenance-interval", "--listen", "--worker-id",
             "--metrics-port", "--task-timeout", "--self-vacuum");
@@ -40,6 +41,7 @@ class MainTest {
         Set<String> expected = new HashSet<>(COMMON);
         if (role == Role.API || role == Role.ALL) expected.addAll(HTTP);
         if (role == Role.WORKER || role == Role.ALL) expected.addAll(WORKER);
+        if (role != Role.MIGRATE) expected.addAll(SERVED);
         assertThat(settingFlags(role)).containsExactlyInAnyOrderElementsOf(expected);
     }
 

@@ -69,4 +69,38 @@ class MetricsServerTest {
             worker.close();
         }
     }
+
+    @Test
+    void withAnAdminKeyMetricsNeedTheMetricsOrAdminKeyAndHealthStaysOpen() throws Exception {
+        String admin = "admin-key-0123456789-abcdefghij";
+        String metricsKey = "metrics-key-0123456789-abcdefgh";
+        InMemoryJobStore store = new InMemoryJobStore(Clock.systemUTC());
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        Worker worker = Worker.builder(store, HandlerRegistry.withBuiltIns())
+                .settings(WorkerSettings.builder().listen(false).pollInterval(Duration.ofMillis(20)).build()).build();
+        worker.start();
+        try (MetricsServer server = MetricsServer.start(registry, "127.0.0.1", 0, worker,
+                io.jobq.http.AccessKeys.of(Optional.of(admin), Optional.of(metricsKey)))) {
+            HttpResponse<String> none = get(server.port(), "/metrics");
+            assertThat(none.statusCode()).isEqualTo(401);
+            assertThat(none.headers().firstValue("WWW-Authenticate")).hasValue("Bearer realm=\"jobq\"");
+            assertThat(none.body()).doesNotContain("jvm_");
+            for (String wrong : new String[] {"Bearer " + metricsKey + "x", "Basic " + metricsKey, "Bearer "}) {
+                assertThat(getWith(server.port(), "/metrics", wrong).statusCode()).as(wrong).isEqualTo(401);
+            }
+            for (String key : new String[] {metricsKey, admin}) {
+                HttpResponse<String> ok = getWith(server.port(), "/metrics", "Bearer " + key);
+                assertThat(ok.statusCode()).isEqualTo(200);
+                assertThat(ok.body()).contains("jvm_memory");
+            }
+            assertThat(get(server.port(), "/health").statusCode()).as("probes need no key").isEqualTo(200);
+        } finally {
+            worker.close();
+        }
+    }
+
+    static HttpResponse<String> getWith(int port, String path, String authorization) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).header("Authorization", authorization).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
 }

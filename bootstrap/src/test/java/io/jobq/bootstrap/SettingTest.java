@@ -73,13 +73,13 @@ class SettingTest {
     @CsvSource({"JOBQ_POOL_SIZE, --pool-size", "DATABASE_URL, --database-url", "PORT, --port",
             "JOBQ_MAINTENANCE_INTERVAL, --maintenance-interval"})
     void theFlagIsTheVariableWithoutItsPrefixInKebabCase(String env, String flag) {
-        Setting<Integer> s = new Setting<>(env, Optional.empty(), SettingType.integer("N", 0, 1), 0, "Doc.");
+        Setting<Integer> s = new Setting<>(env, java.util.Set.of(), SettingType.integer("N", 0, 1), 0, "Doc.");
         assertThat(s.flag()).isEqualTo(flag);
     }
 
     @Test
     void aDeclarationWithoutDocIsRefused() {
-        assertThatThrownBy(() -> new Setting<>("JOBQ_X", Optional.empty(), SettingType.bool(), true, " "))
+        assertThatThrownBy(() -> new Setting<>("JOBQ_X", java.util.Set.of(), SettingType.bool(), true, " "))
                 .hasMessage("JOBQ_X needs a doc");
     }
 }
