@@ -62,11 +62,18 @@ public final class AccessKeys {
      */
     public boolean opensMetrics(String authorization) {
         if (isOpen()) return true;
-        if (authorization == null || !authorization.regionMatches(true, 0, "Bearer ", 0, 7)) return false;
-        String presented = authorization.substring(7).strip();
-        boolean admin = isAdmin(presented);
-        boolean metrics = isMetrics(presented);
+        Optional<String> presented = bearer(authorization);
+        if (presented.isEmpty()) return false;
+        boolean admin = isAdmin(presented.get());
+        boolean metrics = isMetrics(presented.get());
         return admin || metrics;
+    }
+
+    /** The key of an {@code Authorization: Bearer <key>} header (scheme case-insensitive, blanks around it dropped); empty for none. */
+    static Optional<String> bearer(String header) {
+        if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7)) return Optional.empty();
+        String key = header.substring(7).strip();
+        return key.isEmpty() ? Optional.empty() : Optional.of(key);
     }
 
     /** Whether {@code presented} is the admin key. */

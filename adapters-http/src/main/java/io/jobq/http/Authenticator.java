@@ -51,7 +51,7 @@ final class Authenticator {
         if (ctx.path().equals("/health")) return;
         boolean dashboard = DashboardSession.isDashboard(ctx.path());
         if (dashboard && DashboardSession.isPublic(ctx.path())) return;
-        Optional<String> presented = bearer(ctx.header("Authorization"))
+        Optional<String> presented = AccessKeys.bearer(ctx.header("Authorization"))
                 .or(() -> dashboard ? DashboardSession.key(ctx) : Optional.empty());
         Optional<Principal> identified = presented.flatMap(this::identify);
         if (identified.isEmpty() && dashboard) {
@@ -83,11 +83,5 @@ final class Authenticator {
         if (admin) return Optional.of(Principal.ADMIN);
         if (metrics) return Optional.of(Principal.METRICS);
         return tenant;
-    }
-
-    private static Optional<String> bearer(String header) {
-        if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7)) return Optional.empty();
-        String key = header.substring(7).strip();
-        return key.isEmpty() ? Optional.empty() : Optional.of(key);
     }
 }
