@@ -3,7 +3,6 @@ package io.jobq.postgres;
 import static io.jobq.postgres.schema.Tables.JOBS;
 import static io.jobq.postgres.schema.Tables.QUEUES;
 
-import static io.jobq.postgres.schema.Tables.TENANTS;
 import static org.jooq.impl.DSL.val;
 
 import io.jobq.application.port.ApiKeyStore.ApiKey;

@@ -2,7 +2,6 @@ package io.jobq.bootstrap;
 
 import java.util.Locale;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.Set;
 import picocli.CommandLine.Model.OptionSpec;
 
