@@ -409,6 +409,41 @@ public final class PostgresJobStore implements JobStore {
         });
     }
 
+    /**
+     * Fenced like {@link #HEARTBEAT}: a row re-claimed, reaped or finished meanwhile no longer matches. The
+     * row keeps its vtime, so it is claimed next; a cancel asked meanwhile ends it. The pg_notify tells
+     * idle workers at commit, as an enqueue does, instead of leaving the jobs to their next poll.
+     */
+    private static final String RELEASE = """
+            WITH released AS (
+                UPDATE jobq.jobs j SET
+                    state = CASE WHEN j.cancel_requested THEN 'cancelled' ELSE 'queued' END,
+                    finished_at = CASE WHEN j.cancel_requested THEN now() END,
+                    attempts = j.attempts - 1,
+                    started_at = CASE WHEN j.attempts > 1 THEN j.started_at END,
+                    locked_by = NULL, locked_until = NULL
+                FROM unnest({0}::bigint[], {1}::text[], {2}::int[]) AS t(id, worker, attempt)
+                WHERE j.id = t.id AND j.locked_by = t.worker AND j.attempts = t.attempt AND j.state = 'running'
+                RETURNING j.queue
+            ), notified AS (
+                SELECT pg_notify('%s', q) FROM (SELECT DISTINCT queue AS q FROM released) d
+            )
+            SELECT (SELECT count(*) FROM released) + 0 * (SELECT count(*) FROM notified)""";
+
+    @Override
+    public int release(Collection<FencingToken> tokens) {
+        if (tokens.isEmpty()) return 0;
+        List<FencingToken> list = List.copyOf(new java.util.LinkedHashSet<>(tokens));
+        Long[] ids = list.stream().map(t -> t.job().value()).toArray(Long[]::new);
+        String[] workers = list.stream().map(t -> t.worker().value()).toArray(String[]::new);
+        Integer[] attempts = list.stream().map(FencingToken::attempt).toArray(Integer[]::new);
+        return run("release", () -> {
+            Integer n = dsl.resultQuery(schema.sql(RELEASE.formatted(Enqueuer.CHANNEL)), ids, workers, attempts)
+                    .fetchOne(0, Integer.class);
+            return n == null ? 0 : n;
+        });
+    }
+
     /** Oldest claim first; the running rows are few (at most every worker's slots), read through jobs_leases. */
     @Override
     public List<Job> runsLeasedTo(WorkerId worker, int limit) {

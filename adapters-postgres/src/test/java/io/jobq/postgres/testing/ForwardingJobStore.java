@@ -86,6 +86,11 @@ public class ForwardingJobStore implements JobStore {
     }
 
     @Override
+    public int release(Collection<FencingToken> tokens) {
+        return delegate().release(tokens);
+    }
+
+    @Override
     public List<Job> runsLeasedTo(WorkerId worker, int limit) {
         return delegate().runsLeasedTo(worker, limit);
     }

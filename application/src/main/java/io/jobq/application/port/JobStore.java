@@ -137,6 +137,19 @@ public interface JobStore extends ScheduleStore, ApiKeyStore {
     Set<FencingToken> heartbeat(Collection<FencingToken> tokens, Duration leaseFor);
 
     /**
+     * Gives back runs that were claimed but never started (a worker that claims ahead of its free slots,
+     * see {@code WorkerSettings.prefetch}, is shutting down): each run still holding its lease under its
+     * token goes back to queued as if that claim had not happened, its {@code attempts} one lower and its
+     * fair tag kept (it was charged when enqueued), so it is claimed next; one whose job was cancelled
+     * meanwhile ends cancelled. A stale token changes nothing. Only the claimer may call this, and only
+     * for runs whose handler never ran: the attempt number is handed out again.
+     *
+     * @param tokens 0..n runs, distinct
+     * @return how many runs were given back (stale tokens are not counted)
+     */
+    int release(Collection<FencingToken> tokens);
+
+    /**
      * The running jobs whose lease {@code worker} holds, any attempt, oldest claim first. A worker asks after
      * a claim failed in a way that may have committed (its answer lost with the connection), to find the
      * runs it was given but never started, and at start, to know which runs an earlier process with its

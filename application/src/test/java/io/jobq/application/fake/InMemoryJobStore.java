@@ -363,6 +363,29 @@ public final class InMemoryJobStore implements JobStore {
     }
 
     @Override
+    public int release(Collection<FencingToken> tokens) {
+        return tx("release", () -> {
+            int released = 0;
+            for (FencingToken t : Set.copyOf(tokens)) {
+                Row r = holder(t);
+                if (r == null) continue;
+                r.attempts--;
+                r.lockedBy = null;
+                r.lockedUntil = null;
+                if (r.attempts == 0) r.startedAt = null;
+                if (r.cancelRequested) {
+                    r.state = JobState.CANCELLED;
+                    r.finishedAt = clock.instant();
+                } else {
+                    r.state = JobState.QUEUED;
+                }
+                released++;
+            }
+            return released;
+        });
+    }
+
+    @Override
     public List<Job> runsLeasedTo(WorkerId worker, int limit) {
         if (limit < 1 || limit > 100_000) throw new IllegalArgumentException("limit must be 1-100000, was " + limit);
         return tx("runsLeasedTo", () -> rows.values().stream()

@@ -347,6 +347,30 @@ public abstract class JobStoreContract {
             assertThat(store().runsLeasedTo(WorkerId.of("nobody"), 10)).isEmpty();
             assertThatThrownBy(() -> store().runsLeasedTo(W1, 0)).isInstanceOf(IllegalArgumentException.class);
         }
+        @Test
+        void releasedRunsAreQueuedAgainAsIfNeverClaimedAndAStaleTokenChangesNothing() {
+            Job first = running();
+            Job cancelled = running();
+            store().cancel(cancelled.id());
+            Job releasedEarlier = running();
+            FencingToken stale = releasedEarlier.fencingToken();
+            assertThat(store().release(List.of(stale))).isEqualTo(1);
+
+            assertThat(store().release(List.of(first.fencingToken(), cancelled.fencingToken(), stale))).isEqualTo(2);
+
+            Job queued = current(first.id());
+            assertThat(queued.state()).isEqualTo(JobState.QUEUED);
+            assertThat(queued.attempts()).isZero();
+            assertThat(current(cancelled.id()).state()).isEqualTo(JobState.CANCELLED);
+            // the given-back jobs keep their fair tags, so they are claimed first, with the attempt handed out again
+            assertThat(claim(W2, 10)).extracting(Job::id).containsExactly(first.id(), releasedEarlier.id());
+            assertThat(current(first.id()).fencingToken()).isEqualTo(new FencingToken(first.id(), W2, 1));
+            // the old token (W1, attempt 1) is stale now: releasing it again, or heartbeating it, changes nothing
+            assertThat(store().release(List.of(first.fencingToken()))).isZero();
+            assertThat(store().heartbeat(List.of(first.fencingToken()), Duration.ofSeconds(30))).contains(first.fencingToken());
+            assertThat(current(first.id()).state()).isEqualTo(JobState.RUNNING);
+            assertThat(store().release(List.of())).isZero();
+        }
     }
 
     @Nested
