@@ -48,7 +48,7 @@ record GrowthExperiment(BenchDatabase db, Plan plan, Progress progress) {
         // Not counted: a first drain in a fresh JVM pays for JIT, and would make the empty table look slow.
         db.reset();
         NoopJobs.enqueue(db, Math.min(WARM_UP_JOBS, plan.growthJobs()));
-        OneWorker.drain(db, "growth-warm-up", CONCURRENCY, Math.min(WARM_UP_JOBS, plan.growthJobs()));
+        OneWorker.drain(db, "growth-warm-up", CONCURRENCY, 0, Math.min(WARM_UP_JOBS, plan.growthJobs()));
         List<Double> empty = new ArrayList<>();
         for (int r = 1; r <= plan.runs(); r++) {
             db.reset();
@@ -77,7 +77,7 @@ record GrowthExperiment(BenchDatabase db, Plan plan, Progress progress) {
 
     private double drain(String beside, int run) {
         NoopJobs.enqueue(db, plan.growthJobs());
-        Drain d = OneWorker.drain(db, "growth", CONCURRENCY, plan.growthJobs());
+        Drain d = OneWorker.drain(db, "growth", CONCURRENCY, 0, plan.growthJobs());
         progress.step("growth, %s, run %d/%d: %s jobs/s", beside, run, plan.runs(), Format.rate(d.jobsPerSecond()));
         return d.jobsPerSecond();
     }

@@ -15,16 +15,22 @@ final class PeerReport {
     static String deployment(List<DeploymentCell> one, List<Cell> throughput, Plan p) {
         TextTable t = new TextTable(head("deployment shape", p.concurrencies(), " slot", " slots"));
         List<String> single = new ArrayList<>(List.of("c single-slot workers, SKIP LOCKED"));
-        List<String> rates = new ArrayList<>(List.of("one worker, --concurrency c"));
-        List<String> perClaim = new ArrayList<>(List.of("  one worker: jobs per claim"));
         for (int c : p.concurrencies()) {
             single.add(throughput.stream().filter(x -> x.strategy() == ClaimStrategy.SKIP_LOCKED && x.workers() == c).findFirst()
                     .map(x -> Format.rate(x.jobsPerSecond())).orElse("-"));
-            Optional<DeploymentCell> d = one.stream().filter(x -> x.concurrency() == c).findFirst();
-            rates.add(d.map(x -> Format.rate(x.jobsPerSecond())).orElse("-"));
-            perClaim.add(d.map(x -> String.format(Locale.ROOT, "%.2f", x.meanJobsPerClaim())).orElse("-"));
         }
-        t.row(single.toArray(String[]::new)).row(rates.toArray(String[]::new)).row(perClaim.toArray(String[]::new));
+        t.row(single.toArray(String[]::new));
+        for (int prefetch : one.stream().map(DeploymentCell::prefetch).distinct().toList()) {
+            String shape = "one worker, --concurrency c" + (prefetch == 0 ? "" : " --prefetch " + prefetch);
+            List<String> rates = new ArrayList<>(List.of(shape));
+            List<String> perClaim = new ArrayList<>(List.of("  jobs per claim"));
+            for (int c : p.concurrencies()) {
+                Optional<DeploymentCell> d = one.stream().filter(x -> x.concurrency() == c && x.prefetch() == prefetch).findFirst();
+                rates.add(d.map(x -> Format.rate(x.jobsPerSecond())).orElse("-"));
+                perClaim.add(d.map(x -> String.format(Locale.ROOT, "%.2f", x.meanJobsPerClaim())).orElse("-"));
+            }
+            t.row(rates.toArray(String[]::new)).row(perClaim.toArray(String[]::new));
+        }
         return "Deployment shape. The same " + Format.count(p.throughputJobs()) + " jobs, jobs/second, median of " + p.runs()
                 + " run(s): c workers of one slot each (as above),\nand ONE worker with c slots, as `jobq worker --concurrency c` runs\n("
                 + OneWorker.describeShape() + "):\n\n"
@@ -107,8 +113,8 @@ final class PeerReport {
     static String raw(Results r) {
         StringBuilder out = new StringBuilder();
         for (DeploymentCell d : r.deployment) {
-            out.append(String.format(Locale.ROOT, "jobq  one worker, concurrency %2d: %s jobs/s -> median %s; %.2f jobs per claim%n",
-                    d.concurrency(), String.join(", ", d.runsJobsPerSecond().stream().map(Format::rate).toList()),
+            out.append(String.format(Locale.ROOT, "jobq  one worker, concurrency %2d, prefetch %2d: %s jobs/s -> median %s; %.2f jobs per claim%n",
+                    d.concurrency(), d.prefetch(), String.join(", ", d.runsJobsPerSecond().stream().map(Format::rate).toList()),
                     Format.rate(d.jobsPerSecond()), d.meanJobsPerClaim()));
         }
         r.peers.ifPresent(o -> o.results().forEach(x -> out.append(String.format(Locale.ROOT, "peer %s, concurrency %d: %s%n",

@@ -29,27 +29,34 @@ record ThroughputExperiment(BenchDatabase db, Plan plan, Progress progress) {
 
     /**
      * The deployment shape: for each c of {@link Plan#concurrencies()}, ONE worker with c slots (as
-     * {@code jobq worker --concurrency c} runs), beside the rows above, where c workers have one slot each.
+     * {@code jobq worker --concurrency c} runs), with the default prefetch (0) and with
+     * {@link OneWorker#THROUGHPUT_PREFETCH}, beside the rows above, where c workers have one slot each.
      * Same jobs and runs as the rows above.
      */
     List<DeploymentCell> runDeployment() {
         List<DeploymentCell> cells = new ArrayList<>();
-        for (int c : plan.concurrencies()) {
+        for (int prefetch : List.of(0, OneWorker.THROUGHPUT_PREFETCH)) {
+            for (int c : plan.concurrencies()) cells.add(runDeployment(c, prefetch));
+        }
+        return cells;
+    }
+
+    private DeploymentCell runDeployment(int c, int prefetch) {
+        {
             List<Double> rates = new ArrayList<>();
             double claimed = 0;
             for (int r = 1; r <= plan.runs(); r++) {
                 db.reset();
                 NoopJobs.enqueue(db, plan.throughputJobs());
-                Drain d = OneWorker.drain(db, "tp-one-" + c, c, plan.throughputJobs());
+                Drain d = OneWorker.drain(db, "tp-one-" + c + "-" + prefetch, c, prefetch, plan.throughputJobs());
                 rates.add(d.jobsPerSecond());
                 claimed += d.jobsPerClaim();
-                progress.step("throughput one worker, concurrency %d, run %d/%d: %s jobs/s, %.2f jobs per claim", c, r, plan.runs(),
-                        Format.rate(d.jobsPerSecond()), d.jobsPerClaim());
+                progress.step("throughput one worker, concurrency %d, prefetch %d, run %d/%d: %s jobs/s, %.2f jobs per claim", c,
+                        prefetch, r, plan.runs(), Format.rate(d.jobsPerSecond()), d.jobsPerClaim());
             }
             // The mean of the runs' means (each run drains the same jobs).
-            cells.add(new DeploymentCell(c, rates, claimed / plan.runs()));
+            return new DeploymentCell(c, prefetch, rates, claimed / plan.runs());
         }
-        return cells;
     }
 
     private double runOnce(ClaimStrategy s, int workers, AtomicLong claims, AtomicLong claimed) {

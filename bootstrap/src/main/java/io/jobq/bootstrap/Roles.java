@@ -16,6 +16,7 @@ import static io.jobq.bootstrap.Settings.METRICS_PORT;
 import static io.jobq.bootstrap.Settings.POLL_INTERVAL;
 import static io.jobq.bootstrap.Settings.POOL_SIZE;
 import static io.jobq.bootstrap.Settings.PORT;
+import static io.jobq.bootstrap.Settings.PREFETCH;
 import static io.jobq.bootstrap.Settings.QUEUES;
 import static io.jobq.bootstrap.Settings.SCHEMA;
 import static io.jobq.bootstrap.Settings.SELF_VACUUM;
@@ -198,6 +199,7 @@ final class Roles {
                 .queues(s.get(QUEUES))
                 .concurrency(s.get(CONCURRENCY))
                 .claimBatchSize(s.get(CLAIM_BATCH))
+                .prefetch(s.get(PREFETCH))
                 .lease(s.get(LEASE))
                 .heartbeatInterval(s.get(HEARTBEAT))
                 .pollInterval(s.get(POLL_INTERVAL))

@@ -69,6 +69,9 @@ final class Settings {
     static final Setting<Integer> CLAIM_BATCH = worker("JOBQ_CLAIM_BATCH",
             integer("N", 1, WorkerSettings.MAX_CONCURRENCY), WORKER.claimBatchSize(),
             "Most jobs one claim statement takes (1-" + WorkerSettings.MAX_CONCURRENCY + ").");
+    static final Setting<Integer> PREFETCH = worker("JOBQ_PREFETCH",
+            integer("N", 0, WorkerSettings.MAX_CONCURRENCY), WORKER.prefetch(),
+            "Jobs a worker may claim beyond its free slots (for short jobs).");
     static final Setting<Integer> CONCURRENCY = worker("JOBQ_CONCURRENCY",
             integer("N", 1, WorkerSettings.MAX_CONCURRENCY), WORKER.concurrency(),
             "Jobs a worker runs at once, each on a virtual thread (1-" + WorkerSettings.MAX_CONCURRENCY + ").");

@@ -54,12 +54,12 @@ class SettingsTest {
     void everyVariableAndFlagReachesTheWorkerSettings() {
         WorkerSettings ws = Roles.workerSettings(Settings.resolve(Map.ofEntries(
                 Map.entry("JOBQ_QUEUES", "a,b"), Map.entry("JOBQ_CONCURRENCY", "7"), Map.entry("JOBQ_CLAIM_BATCH", "3"),
-                Map.entry("JOBQ_LEASE", "9s"), Map.entry("JOBQ_HEARTBEAT", "2s"), Map.entry("JOBQ_POLL_INTERVAL", "300ms"),
+                Map.entry("JOBQ_PREFETCH", "20"),                Map.entry("JOBQ_LEASE", "9s"), Map.entry("JOBQ_HEARTBEAT", "2s"), Map.entry("JOBQ_POLL_INTERVAL", "300ms"),
                 Map.entry("JOBQ_LISTEN", "false"), Map.entry("JOBQ_MAINTENANCE_INTERVAL", "700ms"),
                 Map.entry("JOBQ_GRACE_PERIOD", "4s"), Map.entry("JOBQ_WORKER_ID", "w1"),
                 Map.entry("JOBQ_TASK_TIMEOUT", "sleep=6s,default=none")), Map.of()));
         assertThat(ws).isEqualTo(WorkerSettings.builder().queues(QueueName.of("a"), QueueName.of("b")).concurrency(7)
-                .claimBatchSize(3).lease(Duration.ofSeconds(9)).heartbeatInterval(Duration.ofSeconds(2))
+                .claimBatchSize(3).prefetch(20).lease(Duration.ofSeconds(9)).heartbeatInterval(Duration.ofSeconds(2))
                 .pollInterval(Duration.ofMillis(300)).listen(false).maintenanceInterval(Duration.ofMillis(700))
                 .gracePeriod(Duration.ofSeconds(4)).workerId(WorkerId.of("w1"))
                 .taskTimeout(TaskName.of("sleep"), Duration.ofSeconds(6)).defaultTaskTimeout(Optional.empty()).build());
@@ -146,6 +146,7 @@ class SettingsTest {
             JOBQ_LEASE             | soon      | invalid JOBQ_LEASE="soon": expected a duration
             JOBQ_LEASE             | 10ms      | invalid JOBQ_LEASE="10ms": must be at least 100 ms
             JOBQ_CLAIM_BATCH       | 0         | invalid JOBQ_CLAIM_BATCH="0": must be from 1 to 1000
+            JOBQ_PREFETCH          | -1        | invalid JOBQ_PREFETCH="-1": must be from 0 to 1000
             JOBQ_QUEUES            | bad queue | invalid JOBQ_QUEUES="bad queue": queue must be
             JOBQ_LISTEN            | maybe     | invalid JOBQ_LISTEN="maybe": expected true or false
             JOBQ_SELF_VACUUM       | sometimes | invalid JOBQ_SELF_VACUUM="sometimes": expected true or false

@@ -13,9 +13,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The producer: whenever execution slots are free, claims {@code min(free slots, claimBatchSize)} jobs
- * in ONE {@link JobStore#claim} call (while other handlers run, it first waits a moment for more slots to
- * free, see {@link #fill}) and hands each to the {@link JobRunner}. When the queues are drained
+ * The producer: whenever there is room, claims {@code min(room, claimBatchSize)} jobs in ONE
+ * {@link JobStore#claim} call (while other handlers run, it first waits a moment for more room, see
+ * {@link #fill}) and hands them to {@link ClaimedAhead}, which starts them as slots free. The room is the
+ * free slots plus, with {@link WorkerSettings#prefetch()}, the jobs that may wait for one. When the queues are drained
  * it sleeps until the first of: a wake-up from the {@link io.jobq.application.port.WakeupChannel}, a slot
  * freeing, a maintenance pass promoting jobs, or the fallback poll ({@link WorkerSettings#pollInterval()}).
  * A failed claim is retried after an {@link OutageBackoff}; nothing ends the loop but shutdown.
@@ -38,7 +39,7 @@ final class ClaimLoop {
     private final WorkerId worker;
     private final WorkerSettings settings;
     private final RunsInHand runs;
-    private final JobRunner runner;
+    private final ClaimedAhead ahead;
     private final WakeSignal signal;
     private final WorkerListener listener;
     private final ErrorReporter errors;
@@ -47,13 +48,13 @@ final class ClaimLoop {
     private boolean knowsEarlierRuns;
     private boolean claimInDoubt;
 
-    ClaimLoop(JobStore store, WorkerId worker, WorkerSettings settings, RunsInHand runs, JobRunner runner,
+    ClaimLoop(JobStore store, WorkerId worker, WorkerSettings settings, RunsInHand runs, ClaimedAhead ahead,
             WakeSignal signal, WorkerListener listener, ErrorReporter errors, StopLatch stop) {
         this.store = store;
         this.worker = worker;
         this.settings = settings;
         this.runs = runs;
-        this.runner = runner;
+        this.ahead = ahead;
         this.signal = signal;
         this.listener = listener;
         this.errors = errors;
@@ -74,16 +75,16 @@ final class ClaimLoop {
         }
     }
 
-    /** One pass: catch up on what the store knows of this worker, then claim up to the free slots, or wait for news. */
+    /** One pass: catch up on what the store knows of this worker, then claim up to the room, or wait for news. */
     void pass() {
         if (!knowsEarlierRuns && !storeCall(this::noteEarlierRuns)) return;
         if (claimInDoubt && !storeCall(this::adoptLostClaims)) return;
-        int free = runs.freeSlots();
-        if (free == 0) {
+        int room = room();
+        if (room == 0) {
             signal.await(settings.pollInterval());
             return;
         }
-        int want = Math.min(fill(free), settings.claimBatchSize());
+        int want = Math.min(fill(room), settings.claimBatchSize());
         if (stop.isStopped()) return; // close() began while fill waited: claim nothing more
         // Taken before the request: the store's lease starts later than this, so a deadline counted from
         // here can only be early, never late (see LeaseKeeper).
@@ -100,34 +101,43 @@ final class ClaimLoop {
         if (!jobs.isEmpty()) {
             // Reported before the runs start, so a listener sees claimed before completed/failed.
             errors.notify(() -> listener.claimed(List.copyOf(jobs)));
-            for (Job job : jobs) runner.start(job, sentNanos);
+            ahead.add(jobs, sentNanos);
         }
         // A short batch means the queues are drained: wait for news. A full one: go again at once.
         if (jobs.size() < want) signal.await(settings.pollInterval());
     }
 
     /**
-     * While handlers are running, waits up to {@link WorkerSettings#batchFillWait} for more slots to free, up
-     * to {@link #fullClaim()}: runs that end about together are replaced by one full claim (one commit)
+     * How many jobs a claim may take now: the free slots, plus the jobs that may still wait for one
+     * ({@link WorkerSettings#prefetch()} less those waiting). A freed slot that starts a waiting job leaves
+     * it unchanged.
+     */
+    private int room() {
+        return Math.max(0, runs.freeSlots() + settings.prefetch() - ahead.size());
+    }
+
+    /**
+     * While handlers are running, waits up to {@link WorkerSettings#batchFillWait} for more room, up to
+     * {@link #fullClaim()}: runs that end about together are replaced by one full claim (one commit)
      * instead of one claim each. An idle worker, or a lone run ending, claims at once; a stopping one stops
      * waiting (and {@link #pass} then claims nothing).
      *
-     * @return the free slots now
+     * @return the room now
      */
-    private int fill(int free) {
+    private int fill(int room) {
         long deadline = System.nanoTime() + settings.batchFillWait().toNanos();
-        while (free < fullClaim() && runs.running() > 0 && !stop.isStopped()) {
+        while (room < fullClaim() && (runs.running() > 0 || ahead.size() > 0) && !stop.isStopped()) {
             long left = deadline - System.nanoTime();
             if (left <= 0) break;
             signal.await(Duration.ofNanos(left));
-            free = runs.freeSlots();
+            room = room();
         }
-        return free;
+        return room;
     }
 
-    /** A full claim: {@code min(claimBatchSize, concurrency)} jobs. */
+    /** A full claim: {@code min(claimBatchSize, concurrency + prefetch)} jobs. */
     private int fullClaim() {
-        return Math.min(settings.claimBatchSize(), settings.concurrency());
+        return Math.min(settings.claimBatchSize(), settings.concurrency() + settings.prefetch());
     }
 
     /**
@@ -166,9 +176,10 @@ final class ClaimLoop {
     /** After a failed claim: starts the runs it committed (see the class). */
     private void adoptLostClaims() {
         List<Job> lost = new ArrayList<>();
+        int room = room();
         for (Job job : store.runsLeasedTo(worker, RunsInHand.LET_GO_REMEMBERED)) {
             FencingToken token = job.fencingToken();
-            if (!runs.holds(token) && !runs.wasLetGo(token) && lost.size() < runs.freeSlots()) lost.add(job);
+            if (!runs.holds(token) && !ahead.holds(token) && !runs.wasLetGo(token) && lost.size() < room) lost.add(job);
         }
         if (!lost.isEmpty()) {
             long sentNanos = System.nanoTime();
@@ -178,7 +189,7 @@ final class ClaimLoop {
                 log.atInfo().addKeyValue("worker", worker).log("worker {}: a claim committed but its answer was lost;"
                         + " adopting {} run(s): {}", worker, adopted.size(), adopted.stream().map(Job::fencingToken).toList());
                 errors.notify(() -> listener.claimed(adopted));
-                for (Job job : adopted) runner.start(job, sentNanos);
+                ahead.add(adopted, sentNanos);
             }
         }
         claimInDoubt = false;

@@ -76,13 +76,14 @@ final class JobRunner {
     }
 
     /**
-     * Starts a run of {@code job}, just claimed, on a slot of its own. Only the claim loop starts runs and
-     * it asks for at most the free slots, so a slot is missing only once shutdown took them all (a claim
+     * Starts a run of {@code job}, claimed, on a slot of its own. Only {@link ClaimedAhead#dispatch} starts
+     * runs, and only while a slot is free, so a slot is missing only once shutdown took them all (a claim
      * still in flight when the grace period ended): the job is then left to its lease.
      *
-     * @param claimSentNanos {@link System#nanoTime()} when the claim was sent: the lease runs from no earlier
+     * @param leaseDeadlineNanos {@link System#nanoTime()} from which its lease may have lapsed unless a
+     *     heartbeat extends it (see {@link Run#leaseDeadlineNanos})
      */
-    void start(Job job, long claimSentNanos) {
+    void start(Job job, long leaseDeadlineNanos) {
         if (abandoning.getAsBoolean() || !runs.takeSlot()) {
             log.atWarn().addKeyValue("job", job.id()).log(
                     "job {} was claimed while worker {} shut down; it is left to its lease", job.id(), worker);
@@ -93,7 +94,7 @@ final class JobRunner {
         try {
             PayloadParser.Parsed payload = parser.parse(job);
             run = new Run(job, new JobContext(job, payload.node(), mapper), payload.failure(), clock.instant(),
-                    claimSentNanos + TimeUnit.MILLISECONDS.toNanos(settings.lease().toMillis()));
+                    leaseDeadlineNanos);
             Run started = run;
             runs.add(run);
             run.thread = Thread.ofVirtual().name("jobq-job-" + job.id() + "#" + job.attempts()).unstarted(() -> execute(started));

@@ -39,6 +39,7 @@ final class LeaseKeeper {
     private final Runnable seen;
     private final WorkerSettings settings;
     private final RunsInHand runs;
+    private final ClaimedAhead ahead;
     private final WorkerListener listener;
     private final ErrorReporter errors;
     private final StopLatch stop;
@@ -48,8 +49,9 @@ final class LeaseKeeper {
      * @param seen called once per heartbeat period, runs in hand or not: the worker announces it is alive
      *     ({@link JobStore#workerAlive}); it must not throw
      */
-    LeaseKeeper(JobStore store, WorkerSettings settings, RunsInHand runs, WorkerListener listener, ErrorReporter errors,
-            StopLatch stop, Runnable seen) {
+    LeaseKeeper(JobStore store, WorkerSettings settings, RunsInHand runs, ClaimedAhead ahead, WorkerListener listener,
+            ErrorReporter errors, StopLatch stop, Runnable seen) {
+        this.ahead = ahead;
         this.seen = seen;
         this.store = store;
         this.settings = settings;
@@ -70,6 +72,7 @@ final class LeaseKeeper {
             for (Run run : runs.all()) {
                 if (run.wantsLease()) tokens.add(run.token);
             }
+            tokens.addAll(ahead.tokens()); // claimed ahead, waiting for a slot: leased all the same
             seen.run(); // the worker is alive, whether or not it holds runs (GET /workers)
             if (tokens.isEmpty()) continue;
             long sentNanos = System.nanoTime();
@@ -104,6 +107,7 @@ final class LeaseKeeper {
             errors.storeError("asking about cancelled jobs", e, settings.effectiveHeartbeatInterval());
             return;
         }
+        giveBackCancelled(cancelled);
         for (FencingToken token : cancelled) {
             Run run = runs.get(token);
             if (run == null || run.phase.get() != Run.Phase.RUNNING) continue;
@@ -112,6 +116,22 @@ final class LeaseKeeper {
                 JobLogFields.of(log.atInfo(), run.job).log("job {} attempt {} was cancelled; its handler is told and"
                         + " interrupted", run.job.id(), run.job.attempts());
             }
+        }
+    }
+
+    /**
+     * Jobs cancelled while they waited for a slot never start: they are given back to the store, which ends
+     * them cancelled. Should that fail, they are left to their leases (the reaper cancels them too).
+     */
+    private void giveBackCancelled(Set<FencingToken> cancelled) {
+        List<FencingToken> unstarted = ahead.drop(cancelled);
+        if (unstarted.isEmpty()) return;
+        log.atInfo().log("{} job(s) waiting for a slot were cancelled; they are not started: {}", unstarted.size(), unstarted);
+        try {
+            store.release(unstarted);
+        } catch (Throwable e) {
+            errors.fatalIfSo("store call", e);
+            errors.storeError("giving back cancelled jobs", e, settings.lease());
         }
     }
 
@@ -132,6 +152,11 @@ final class LeaseKeeper {
         for (FencingToken token : tokens) {
             Run run = runs.get(token);
             if (run != null && !lost.contains(token)) run.leaseDeadlineNanos = deadline;
+        }
+        ahead.extended(tokens.stream().filter(t -> !lost.contains(t)).toList(), deadline);
+        for (FencingToken token : ahead.drop(lost)) {
+            log.atWarn().log("run {} lost its lease while it waited for a slot; it is not started", token);
+            errors.notify(() -> listener.discarded(token, DiscardReason.LEASE_LOST));
         }
         for (FencingToken token : lost) {
             Run run = runs.get(token);
@@ -176,6 +201,6 @@ final class LeaseKeeper {
         for (Run run : runs.all()) {
             if (run.wantsLease() && now - run.leaseDeadlineNanos >= 0) return false;
         }
-        return true;
+        return !ahead.anyLeaseLapsed(now);
     }
 }

@@ -14,24 +14,27 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The runs a worker holds and its execution slots. The claim loop takes a slot per run it starts and
- * asks for no more jobs than there are free slots. A run gives its slot back exactly once: as soon as its
+ * The runs a worker holds and its execution slots. {@link ClaimedAhead} takes a slot per run it starts,
+ * and starts one whenever a slot is given back ({@link #onSlotFreed}). A run gives its slot back exactly once: as soon as its
  * handler has returned ({@link #handlerReturned}), so the next claim overlaps with the write of this
  * run's outcome instead of waiting for its commit, or when it ends ({@link #end}) if it never got that far.
  * At most {@code slots} handlers therefore run at once; a run still writing its outcome is held (and
- * heartbeated) until it ends, and at most {@code slots} such runs are held beside the running ones, so a
+ * heartbeated) until it ends, and at most {@code writing} such runs are held beside the running ones, so a
  * slow store cannot make runs pile up. The lease keeper heartbeats {@link #all()}; shutdown waits for every
  * run to end.
  */
 final class RunsInHand {
     private final int slots;
+    private final int holdable;
     /** Execution slots: one per handler running. */
     private final Semaphore free;
-    /** Runs held, running or writing their outcome: at most twice the slots. */
+    /** Runs held, running or writing their outcome: at most {@code slots + writing}. */
     private final Semaphore held;
     private final AtomicInteger running = new AtomicInteger();
     private final Map<FencingToken, Run> runs = new ConcurrentHashMap<>();
     private final WakeSignal freed;
+    /** Called on the freeing thread whenever a slot is given back: starts a job waiting for one. */
+    private volatile Runnable slotFreed = () -> {};
     /** Tokens of runs let go with their lease possibly still this worker's, oldest first; see {@link #letGo}. */
     private final Set<FencingToken> letGo = Collections.synchronizedSet(Collections.newSetFromMap(
             new LinkedHashMap<>(16, 0.75f, false) {
@@ -47,12 +50,24 @@ final class RunsInHand {
      */
     static final int LET_GO_REMEMBERED = 10_000;
 
-    /** @param freed signalled whenever a slot frees, so the claim loop can claim again at once */
-    RunsInHand(int slots, WakeSignal freed) {
+    /**
+     * @param writing how many runs may be writing their outcomes beside the running ones: as many as one
+     *     write of outcomes takes ({@link WorkerSettings#outcomeBatchSize()}), at least the slots, so that
+     *     the runs of a worker with few slots, whose handlers return in microseconds, are not held back by
+     *     the commit of their outcomes; bounded, so that a slow store cannot make runs pile up
+     * @param freed signalled whenever a slot frees, so the claim loop can claim again at once
+     */
+    RunsInHand(int slots, int writing, WakeSignal freed) {
         this.slots = slots;
+        this.holdable = slots + Math.max(slots, writing);
         this.free = new Semaphore(slots);
-        this.held = new Semaphore(2 * slots);
+        this.held = new Semaphore(holdable);
         this.freed = freed;
+    }
+
+    /** Sets what is called, on the freeing thread, whenever a slot is given back ({@link ClaimedAhead#dispatch}). */
+    void onSlotFreed(Runnable action) {
+        this.slotFreed = action;
     }
 
     /** How many runs may start now: free slots, unless too many runs are still writing their outcomes. */
@@ -76,6 +91,7 @@ final class RunsInHand {
         running.decrementAndGet();
         free.release();
         held.release();
+        slotFreed.run();
     }
 
     /** How many handlers are running now: runs whose outcome is still to come. */
@@ -92,6 +108,7 @@ final class RunsInHand {
             running.decrementAndGet();
             free.release();
             freed.signal();
+            slotFreed.run();
         }
     }
 
@@ -142,6 +159,7 @@ final class RunsInHand {
         }
         held.release();
         freed.signal();
+        slotFreed.run();
     }
 
     /**
@@ -152,7 +170,7 @@ final class RunsInHand {
      */
     boolean awaitAllFree(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
-        if (!held.tryAcquire(2 * slots, timeout.toNanos(), TimeUnit.NANOSECONDS)) return false;
+        if (!held.tryAcquire(holdable, timeout.toNanos(), TimeUnit.NANOSECONDS)) return false;
         // Every run has ended, so every slot is back: this cannot wait.
         return free.tryAcquire(slots, Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
     }

@@ -6,12 +6,14 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.jobq.application.port.JobStore;
 import io.jobq.application.port.WakeupChannel;
 import io.jobq.domain.job.TaskName;
+import io.jobq.domain.lease.FencingToken;
 import io.jobq.domain.lease.WorkerId;
 import io.jobq.domain.retry.RetryPolicy;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -101,6 +103,7 @@ public final class Worker implements AutoCloseable {
     private volatile boolean abandoning;
 
     private final JobRunner runner;
+    private final ClaimedAhead ahead;
     private final ClaimLoop claimLoop;
     private final LeaseKeeper leaseKeeper;
     private final Maintainer maintainer;
@@ -122,14 +125,16 @@ public final class Worker implements AutoCloseable {
         this.id = b.settings.workerId().orElseGet(Worker::defaultWorkerId);
         this.listener = b.listener;
         this.errors = new ErrorReporter(id, listener, b.fatalErrors);
-        this.runs = new RunsInHand(settings.concurrency(), claimSignal);
+        this.runs = new RunsInHand(settings.concurrency(), settings.outcomeBatchSize(), claimSignal);
         this.outcomes = new OutcomeBatcher(store, settings.outcomeBatchSize(), settings.batchFillWait(), runs::running,
                 errors, id.value());
         OutcomeRecorder recorder = new OutcomeRecorder(outcomes, b.retryPolicy, listener, errors, b.clock, () -> abandoning, runs);
         this.runner = new JobRunner(id, handlers, settings, runs, recorder, b.mapper, b.clock, listener, errors,
                 () -> abandoning);
-        this.claimLoop = new ClaimLoop(store, id, settings, runs, runner, claimSignal, listener, errors, claimingStopped);
-        this.leaseKeeper = new LeaseKeeper(store, settings, runs, listener, errors, backgroundStopped, this::announce);
+        this.ahead = new ClaimedAhead(runs, runner, settings);
+        runs.onSlotFreed(ahead::dispatch);
+        this.claimLoop = new ClaimLoop(store, id, settings, runs, ahead, claimSignal, listener, errors, claimingStopped);
+        this.leaseKeeper = new LeaseKeeper(store, settings, runs, ahead, listener, errors, backgroundStopped, this::announce);
         this.maintainer = new Maintainer(store, b.retryPolicy, id, settings, leaseKeeper, claimSignal, listener, errors,
                 backgroundStopped);
         this.scheduleFirer = new ScheduleFirer(store, id, claimSignal, errors, backgroundStopped, OutageBackoff.of(settings));
@@ -375,6 +380,7 @@ public final class Worker implements AutoCloseable {
             claimSignal.signal();
             wakeups.ifPresent(this::closeQuietly);
             claimThread.join(remaining(deadline));
+            giveBackClaimedAhead();
             // All slots free means every run has finished and recorded (or discarded) its outcome.
             boolean drained = runs.awaitAllFree(remaining(deadline));
             abandoning = true; // from here on no run starts, even from a claim still stuck in the store
@@ -410,6 +416,25 @@ public final class Worker implements AutoCloseable {
             terminated.countDown();
         }
         if (interrupted) Thread.currentThread().interrupt();
+    }
+
+    /**
+     * Jobs claimed ahead ({@link WorkerSettings#prefetch()}) that never got a slot go back to the store unrun,
+     * for any worker to claim at once. If that fails they are left to their leases, as after a crash.
+     */
+    private void giveBackClaimedAhead() {
+        List<FencingToken> unstarted = ahead.takeAll();
+        if (unstarted.isEmpty()) return;
+        try {
+            int released = store.release(unstarted);
+            log.atInfo().addKeyValue("worker", id).log("worker {}: gave back {} claimed job(s) it had not started",
+                    id, released);
+            errors.notify(() -> listener.released(unstarted));
+        } catch (Throwable e) {
+            errors.fatalIfSo("store call", e);
+            log.atWarn().addKeyValue("worker", id).log("worker {}: could not give back {} claimed job(s) it had not"
+                    + " started; they are left to their leases: {}", id, unstarted.size(), e.toString());
+        }
     }
 
     /** Outcomes already handed over are written before the worker reports itself stopped. */

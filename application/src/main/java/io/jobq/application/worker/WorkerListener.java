@@ -42,6 +42,9 @@ public interface WorkerListener {
     /** A run's outcome was not recorded; see {@link DiscardReason}. */
     default void discarded(FencingToken token, DiscardReason reason) {}
 
+    /** Jobs claimed ahead of a free slot were given back to the store unrun at shutdown ({@link WorkerSettings#prefetch()}). */
+    default void released(List<FencingToken> tokens) {}
+
     /**
      * One heartbeat statement ran.
      *

@@ -22,7 +22,7 @@ import java.util.Optional;
  * @param concurrency execution slots: how many jobs run at once, each on its own virtual thread;
  *     1..1,000. Default: 4.
  * @param claimBatchSize most jobs taken by one claim; each claim asks for
- *     {@code min(free slots, claimBatchSize)}; 1..1,000. Default: 10 (the benchmarks' sweet spot:
+ *     {@code min(free slots (+ prefetch room), claimBatchSize)}; 1..1,000. Default: 10 (the benchmarks' sweet spot:
  *     fewer commits per job, while a batch never exceeds the free slots).
  * @param lease how long a claim or heartbeat leases a job, by the store's clock; at least 100 ms.
  *     Default: 30 s.
@@ -58,6 +58,14 @@ import java.util.Optional;
  *     full; neither waits when no handler is running, so a lone run is claimed and written at once. The
  *     latency a busy worker trades for fewer commits (while one long handler keeps a slot, every pickup
  *     beside it pays it); 0..1 s. Default: 2 ms.
+ * @param prefetch how many jobs the worker may hold claimed beyond its free slots, waiting for one: a
+ *     claim then asks for up to {@code free slots + prefetch - jobs waiting} (at most
+ *     {@code claimBatchSize}), so short jobs are claimed many per commit even by a worker with one slot,
+ *     and a freed slot starts the next job without a round trip. Waiting jobs are leased and heartbeated
+ *     like running ones and given back unrun at shutdown ({@link io.jobq.application.port.JobStore#release}).
+ *     The price: a waiting job is not available to other workers, so with long jobs it may wait behind
+ *     them while another worker idles. For throughput of short jobs, about twice {@code claimBatchSize}
+ *     (claims of a full batch while a batch still waits); 0..1,000. Default: 0 (claim only for free slots).
  */
 public record WorkerSettings(
         List<QueueName> queues,
@@ -76,7 +84,8 @@ public record WorkerSettings(
         Optional<WorkerId> workerId,
         Duration outageBackoffCap,
         int outcomeBatchSize,
-        Duration batchFillWait) {
+        Duration batchFillWait,
+        int prefetch) {
 
     /** Most slots, claim batch: 1,000 (the store's largest claim). */
     public static final int MAX_CONCURRENCY = 1000;
@@ -133,6 +142,9 @@ public record WorkerSettings(
         }
         if (claimBatchSize < 1 || claimBatchSize > MAX_CONCURRENCY) {
             problems.add("claimBatchSize must be 1-" + MAX_CONCURRENCY + ", was " + claimBatchSize);
+        }
+        if (prefetch < 0 || prefetch > MAX_CONCURRENCY) {
+            problems.add("prefetch must be 0-" + MAX_CONCURRENCY + ", was " + prefetch);
         }
         if (outcomeBatchSize < 1 || outcomeBatchSize > MAX_CONCURRENCY) {
             problems.add("outcomeBatchSize must be 1-" + MAX_CONCURRENCY + ", was " + outcomeBatchSize);
@@ -205,6 +217,7 @@ public record WorkerSettings(
         private Duration outageBackoffCap = Duration.ofSeconds(5);
         private int outcomeBatchSize = 100;
         private Duration batchFillWait = Duration.ofMillis(2);
+        private int prefetch = 0;
 
         private Builder() {}
 
@@ -221,6 +234,7 @@ public record WorkerSettings(
             maintenanceBatchLimit = from.maintenanceBatchLimit;
             outcomeBatchSize = from.outcomeBatchSize;
             batchFillWait = from.batchFillWait;
+            prefetch = from.prefetch;
             gracePeriod = from.gracePeriod;
             taskTimeouts = new LinkedHashMap<>(from.taskTimeouts);
             defaultTaskTimeout = from.defaultTaskTimeout;
@@ -352,11 +366,17 @@ public record WorkerSettings(
             return this;
         }
 
+        /** How many jobs may wait claimed beyond the free slots, 0..{@value WorkerSettings#MAX_CONCURRENCY}; 0 claims only for free slots. */
+        public Builder prefetch(int value) {
+            prefetch = value;
+            return this;
+        }
+
         /** @throws IllegalArgumentException listing every invalid field, with its limit and value */
         public WorkerSettings build() {
             return new WorkerSettings(queues, concurrency, claimBatchSize, lease, heartbeatInterval, pollInterval, listen,
                     maintenanceEnabled, maintenanceInterval, maintenanceBatchLimit, gracePeriod, taskTimeouts,
-                    defaultTaskTimeout, workerId, outageBackoffCap, outcomeBatchSize, batchFillWait);
+                    defaultTaskTimeout, workerId, outageBackoffCap, outcomeBatchSize, batchFillWait, prefetch);
         }
     }
 }

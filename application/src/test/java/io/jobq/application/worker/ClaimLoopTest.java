@@ -154,7 +154,7 @@ class ClaimLoopTest extends WorkerFixture {
     }
 
     @Test
-    void aFreedSlotIsClaimedAgainWhileTheLastOutcomeStillCommitsAndOnlyOneSlotsWorthOfOutcomesWaits() {
+    void aFreedSlotIsClaimedAgainWhileTheLastOutcomeStillCommitsAndOnlyOneBatchOfOutcomesWaits() {
         AtomicInteger runs = new AtomicInteger();
         handlers.register("count", ctx -> {
             runs.incrementAndGet();
@@ -162,14 +162,15 @@ class ClaimLoopTest extends WorkerFixture {
         });
         CountDownLatch commit = new CountDownLatch(1);
         store.gate("recordOutcomes", commit); // every outcome write hangs until the test lets it commit
-        List<JobId> ids = List.of(enqueue("count", "{}"), enqueue("count", "{}"), enqueue("count", "{}"));
-        start(FAST.toBuilder().concurrency(1).build());
+        List<JobId> ids = new java.util.ArrayList<>();
+        for (int i = 0; i < 4; i++) ids.add(enqueue("count", "{}"));
+        start(FAST.toBuilder().concurrency(1).outcomeBatchSize(2).build());
 
-        // The first run's outcome is still writing, yet the slot it left is running the second job.
-        Await.until(SOON, "2 runs", () -> runs.get() == 2);
+        // The first runs' outcomes are still writing, yet the slot they left is running the next job.
+        Await.until(SOON, "3 runs", () -> runs.get() == 3);
         assertThat(ids).allMatch(id -> store.require(id).state() != JobState.DONE);
-        // Two runs held (one slot's worth writing beside the slot): the third waits for a commit.
-        assertThat(Await.holdsWithin(Duration.ofMillis(300), () -> runs.get() > 2)).isFalse();
+        // Three runs held (a batch of two writing beside the slot): the fourth waits for a commit.
+        assertThat(Await.holdsWithin(Duration.ofMillis(300), () -> runs.get() > 3)).isFalse();
 
         commit.countDown();
         for (JobId id : ids) awaitState(id, JobState.DONE);

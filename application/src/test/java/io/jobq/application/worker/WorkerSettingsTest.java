@@ -57,7 +57,7 @@ class WorkerSettingsTest {
 
     @Test
     void everyProblemIsReportedAtOnce() {
-        assertThatThrownBy(() -> WorkerSettings.builder().queues(List.of()).concurrency(0).claimBatchSize(1001)
+        assertThatThrownBy(() -> WorkerSettings.builder().queues(List.of()).concurrency(0).claimBatchSize(1001).prefetch(-1)
                 .lease(Duration.ofMillis(10)).heartbeatInterval(Duration.ZERO).pollInterval(Duration.ZERO)
                 .maintenanceInterval(Duration.ofSeconds(-1)).maintenanceBatchLimit(0).gracePeriod(Duration.ofSeconds(-1))
                 .taskTimeout(TaskName.of("sleep"), Duration.ZERO).defaultTaskTimeout(Optional.of(Duration.ofSeconds(-5)))
@@ -67,6 +67,7 @@ class WorkerSettingsTest {
                         "queues must name at least one queue",
                         "concurrency must be 1-1000, was 0",
                         "claimBatchSize must be 1-1000, was 1001",
+                        "prefetch must be 0-1000, was -1",
                         "lease must be >= PT0.1S, was PT0.01S",
                         "heartbeatInterval must be positive, was PT0S",
                         "pollInterval must be positive, was PT0S",
@@ -117,7 +118,8 @@ class WorkerSettingsTest {
         WorkerSettings s = WorkerSettings.builder().concurrency(16).build();
         assertThat(s).isEqualTo(new WorkerSettings(s.queues(), 16, 10, Duration.ofSeconds(30), Optional.empty(),
                 Duration.ofSeconds(1), true, true, Duration.ofSeconds(1), 1000, Duration.ofSeconds(30), Map.of(),
-                Optional.of(Duration.ofMinutes(15)), Optional.empty(), Duration.ofSeconds(5), 100, Duration.ofMillis(2)));
+                Optional.of(Duration.ofMinutes(15)), Optional.empty(), Duration.ofSeconds(5), 100, Duration.ofMillis(2), 0));
+        assertThat(WorkerSettings.builder().prefetch(20).build().toBuilder().build().prefetch()).isEqualTo(20);
         assertThat(WorkerSettings.builder().listen(false).build().listen()).isFalse();
         assertThat(WorkerSettings.builder().maintenanceEnabled(false).build().maintenanceEnabled()).isFalse();
         assertThat(WorkerSettings.builder().claimBatchSize(1).build().claimBatchSize()).isEqualTo(1);
