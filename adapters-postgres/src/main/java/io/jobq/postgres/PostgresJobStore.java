@@ -412,7 +412,8 @@ public final class PostgresJobStore implements JobStore {
     /**
      * Fenced like {@link #HEARTBEAT}: a row re-claimed, reaped or finished meanwhile no longer matches. The
      * row keeps its vtime, so it is claimed next; a cancel asked meanwhile ends it. The pg_notify tells
-     * idle workers at commit, as an enqueue does, instead of leaving the jobs to their next poll.
+     * idle workers at commit, as an enqueue does, instead of leaving the jobs to their next poll. Returns
+     * the capped tenants whose job ended cancelled: that frees room under their cap, released after.
      */
     private static final String RELEASE = """
             WITH released AS (
@@ -424,11 +425,12 @@ public final class PostgresJobStore implements JobStore {
                     locked_by = NULL, locked_until = NULL
                 FROM unnest({0}::bigint[], {1}::text[], {2}::int[]) AS t(id, worker, attempt)
                 WHERE j.id = t.id AND j.locked_by = t.worker AND j.attempts = t.attempt AND j.state = 'running'
-                RETURNING j.queue
+                RETURNING j.queue, j.tenant, j.state, j.capped
             ), notified AS (
-                SELECT pg_notify('%s', q) FROM (SELECT DISTINCT queue AS q FROM released) d
+                SELECT pg_notify('%s', q) FROM (SELECT DISTINCT queue AS q FROM released WHERE state = 'queued') d
             )
-            SELECT (SELECT count(*) FROM released) + 0 * (SELECT count(*) FROM notified)""";
+            SELECT r.queue, r.tenant, r.state = 'cancelled' AND r.capped AS frees_cap, (SELECT count(*) FROM notified)
+            FROM released r""";
 
     @Override
     public int release(Collection<FencingToken> tokens) {
@@ -437,11 +439,17 @@ public final class PostgresJobStore implements JobStore {
         Long[] ids = list.stream().map(t -> t.job().value()).toArray(Long[]::new);
         String[] workers = list.stream().map(t -> t.worker().value()).toArray(String[]::new);
         Integer[] attempts = list.stream().map(FencingToken::attempt).toArray(Integer[]::new);
-        return run("release", () -> {
-            Integer n = dsl.resultQuery(schema.sql(RELEASE.formatted(Enqueuer.CHANNEL)), ids, workers, attempts)
-                    .fetchOne(0, Integer.class);
-            return n == null ? 0 : n;
+        TenantCaps.EndedRuns freed = new TenantCaps.EndedRuns();
+        int released = run("release", () -> {
+            freed.clear();
+            Result<Record> rows = dsl.resultQuery(schema.sql(RELEASE.formatted(Enqueuer.CHANNEL)), ids, workers, attempts).fetch();
+            for (Record r : rows) {
+                if (Boolean.TRUE.equals(r.get(2, Boolean.class))) freed.addGated(new TenantCaps.Key(r.get(0, String.class), r.get(1, String.class)));
+            }
+            return rows.size();
         });
+        releaseAfterRunsEnded(freed);
+        return released;
     }
 
     /** Oldest claim first; the running rows are few (at most every worker's slots), read through jobs_leases. */

@@ -76,15 +76,15 @@ final class JobRunner {
     }
 
     /**
-     * Starts a run of {@code job}, claimed, on a slot of its own. Only {@link ClaimedAhead#dispatch} starts
-     * runs, and only while a slot is free, so a slot is missing only once shutdown took them all (a claim
-     * still in flight when the grace period ended): the job is then left to its lease.
+     * Starts a run of {@code job}, claimed, on the slot {@link ClaimedAhead#dispatch} took for it (the only
+     * caller). Once shutdown is abandoning runs the slot is given back and the job left to its lease.
      *
      * @param leaseDeadlineNanos {@link System#nanoTime()} from which its lease may have lapsed unless a
      *     heartbeat extends it (see {@link Run#leaseDeadlineNanos})
      */
-    void start(Job job, long leaseDeadlineNanos) {
-        if (abandoning.getAsBoolean() || !runs.takeSlot()) {
+    void startInSlot(Job job, long leaseDeadlineNanos) {
+        if (abandoning.getAsBoolean()) {
+            runs.returnSlot();
             log.atWarn().addKeyValue("job", job.id()).log(
                     "job {} was claimed while worker {} shut down; it is left to its lease", job.id(), worker);
             errors.notify(() -> listener.discarded(job.fencingToken(), DiscardReason.SHUTDOWN));

@@ -3,7 +3,7 @@ package io.jobq.application.worker;
 import io.jobq.application.port.JobStore;
 import io.jobq.domain.lease.FencingToken;
 import java.time.Duration;
-import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -68,11 +68,13 @@ final class LeaseKeeper {
         Duration wait = every;
         while (!awaitBeat(wait)) {
             wait = every;
-            List<FencingToken> tokens = new ArrayList<>();
+            // Claimed ahead, waiting for a slot: leased all the same. Read before the runs, so that a job moving
+            // from there to the runs meanwhile is in one list or both (a set: both is one token).
+            Set<FencingToken> unique = new LinkedHashSet<>(ahead.tokens());
             for (Run run : runs.all()) {
-                if (run.wantsLease()) tokens.add(run.token);
+                if (run.wantsLease()) unique.add(run.token);
             }
-            tokens.addAll(ahead.tokens()); // claimed ahead, waiting for a slot: leased all the same
+            List<FencingToken> tokens = List.copyOf(unique);
             seen.run(); // the worker is alive, whether or not it holds runs (GET /workers)
             if (tokens.isEmpty()) continue;
             long sentNanos = System.nanoTime();
@@ -130,6 +132,8 @@ final class LeaseKeeper {
         try {
             store.release(unstarted);
         } catch (Throwable e) {
+            // Left to their leases (the reaper ends them cancelled); never adopted as lost claims meanwhile.
+            unstarted.forEach(runs::letGo);
             errors.fatalIfSo("store call", e);
             errors.storeError("giving back cancelled jobs", e, settings.lease());
         }
@@ -149,11 +153,12 @@ final class LeaseKeeper {
 
     private void applied(List<FencingToken> tokens, Set<FencingToken> lost, long sentNanos) {
         long deadline = sentNanos + leaseNanos();
+        // The waiting jobs first, then the runs: a job that starts in between carries the new deadline over.
+        ahead.extended(tokens.stream().filter(t -> !lost.contains(t)).toList(), deadline);
         for (FencingToken token : tokens) {
             Run run = runs.get(token);
             if (run != null && !lost.contains(token)) run.leaseDeadlineNanos = deadline;
         }
-        ahead.extended(tokens.stream().filter(t -> !lost.contains(t)).toList(), deadline);
         for (FencingToken token : ahead.drop(lost)) {
             log.atWarn().log("run {} lost its lease while it waited for a slot; it is not started", token);
             errors.notify(() -> listener.discarded(token, DiscardReason.LEASE_LOST));

@@ -131,7 +131,7 @@ public final class Worker implements AutoCloseable {
         OutcomeRecorder recorder = new OutcomeRecorder(outcomes, b.retryPolicy, listener, errors, b.clock, () -> abandoning, runs);
         this.runner = new JobRunner(id, handlers, settings, runs, recorder, b.mapper, b.clock, listener, errors,
                 () -> abandoning);
-        this.ahead = new ClaimedAhead(runs, runner, settings);
+        this.ahead = new ClaimedAhead(runs, runner, settings, listener, errors);
         runs.onSlotFreed(ahead::dispatch);
         this.claimLoop = new ClaimLoop(store, id, settings, runs, ahead, claimSignal, listener, errors, claimingStopped);
         this.leaseKeeper = new LeaseKeeper(store, settings, runs, ahead, listener, errors, backgroundStopped, this::announce);
@@ -370,6 +370,8 @@ public final class Worker implements AutoCloseable {
         }
         long deadline = System.nanoTime() + settings.gracePeriod().toNanos();
         claimingStopped.stop();
+        // Jobs waiting for a slot go back at once (not after the runs in hand, nor abandoned with them).
+        giveBackClaimedAhead();
         boolean interrupted = false;
         // Whatever is thrown while draining (even an Error from a log call), the worker still ends up
         // closed: claiming, heartbeats, maintenance and the timer stopped, and later close() calls return.
@@ -380,7 +382,7 @@ public final class Worker implements AutoCloseable {
             claimSignal.signal();
             wakeups.ifPresent(this::closeQuietly);
             claimThread.join(remaining(deadline));
-            giveBackClaimedAhead();
+            giveBackClaimedAhead(); // what a claim in flight brought
             // All slots free means every run has finished and recorded (or discarded) its outcome.
             boolean drained = runs.awaitAllFree(remaining(deadline));
             abandoning = true; // from here on no run starts, even from a claim still stuck in the store
@@ -398,6 +400,7 @@ public final class Worker implements AutoCloseable {
                 errors.unexpected("close", again);
             }
         } finally {
+            giveBackClaimedAhead(); // also after an interrupt or a failure above: nothing when already given back
             backgroundStopped.stop();
             leaseKeeper.beatSoon(); // wakes the heartbeat thread, so it sees the stop now
             joinQuietly(heartbeatThread, STOP_MARGIN);

@@ -376,6 +376,7 @@ public final class InMemoryJobStore implements JobStore {
                 if (r.cancelRequested) {
                     r.state = JobState.CANCELLED;
                     r.finishedAt = clock.instant();
+                    release(r.queue, r.tenant); // its slot under the tenant's cap is free
                 } else {
                     r.state = JobState.QUEUED;
                 }

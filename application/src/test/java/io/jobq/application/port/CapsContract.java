@@ -91,6 +91,20 @@ public abstract class CapsContract {
     }
 
     @Test
+    void aReleasedRunStaysCountedUnlessItsJobWasCancelledWhichFreesItsSlotAtOnce() {
+        cap(CAPPED, Q, 1);
+        List<JobId> ids = enqueue(CAPPED, Q, 3);
+        Job first = claim(Q, 10).getFirst();
+
+        assertThat(store().release(List.of(first.fencingToken()))).isEqualTo(1);
+        assertThat(inState(CAPPED, Q, JobState.QUEUED)).as("given back: still the one job under the cap").containsExactly(ids.get(0));
+        Job again = claim(Q, 10).getFirst();
+        store().cancel(again.id());
+        assertThat(store().release(List.of(again.fencingToken()))).isEqualTo(1);
+        assertThat(inState(CAPPED, Q, JobState.QUEUED)).as("cancelled: its slot goes to the oldest held job").containsExactly(ids.get(1));
+    }
+
+    @Test
     void anExpiredLeaseFreesItsSlotExactlyOnce() {
         cap(CAPPED, Q, 1);
         List<JobId> ids = enqueue(CAPPED, Q, 3);

@@ -57,7 +57,7 @@ class ClaimAheadTest extends WorkerFixture {
     void jobsWaitingForASlotAreHeartbeatedSoTheirLeasesOutliveTheClaim() {
         List<JobId> ids = List.of(enqueue("block", "{}"), enqueue("block", "{}"), enqueue("block", "{}"));
         start(ONE_SLOT.toBuilder().prefetch(2).build());
-        Await.until(SOON, "three jobs claimed, one started", () -> claimed() == 3 && blocking.invocations.get() == 1);
+        Await.until(SOON, "three jobs claimed, one started", () -> events.claimedJobs() == 3 && blocking.invocations.get() == 1);
 
         // The claim leased them for 30 s by the store's clock; only heartbeats keep them past that.
         clock.advance(Duration.ofSeconds(20));
@@ -77,7 +77,7 @@ class ClaimAheadTest extends WorkerFixture {
         List<JobId> ids = new ArrayList<>();
         for (int i = 0; i < 6; i++) ids.add(enqueue("block", "{}"));
         Worker worker = start(ONE_SLOT.toBuilder().prefetch(5).build());
-        Await.until(SOON, "six jobs claimed, one started", () -> claimed() == 6 && blocking.invocations.get() == 1);
+        Await.until(SOON, "six jobs claimed, one started", () -> events.claimedJobs() == 6 && blocking.invocations.get() == 1);
 
         Thread closer = Thread.ofPlatform().start(worker::close);
         List<JobId> waiting = ids.subList(1, 6);
@@ -100,7 +100,7 @@ class ClaimAheadTest extends WorkerFixture {
         JobId first = enqueue("block", "{}");
         JobId second = enqueue("block", "{}");
         start(ONE_SLOT.toBuilder().prefetch(1).build());
-        Await.until(SOON, "both claimed, one started", () -> claimed() == 2 && blocking.invocations.get() == 1);
+        Await.until(SOON, "both claimed, one started", () -> events.claimedJobs() == 2 && blocking.invocations.get() == 1);
 
         store.cancel(second);
         awaitState(second, JobState.CANCELLED);
@@ -109,10 +109,6 @@ class ClaimAheadTest extends WorkerFixture {
         awaitState(first, JobState.DONE);
         Await.holdsWithin(Duration.ofMillis(200), () -> false); // time for a wrongly started run to show
         assertThat(blocking.invocations.get()).isEqualTo(1);
-    }
-
-    private int claimed() {
-        return events.claims.stream().mapToInt(List::size).sum();
     }
 
     private List<JobId> enqueueProbes(int n) {
