@@ -93,9 +93,14 @@ public record JobqSchema(String name) {
                 .withExecuteLogging(false);
     }
 
-    /** A jOOQ context on a pool, carrying this schema (see {@link #of(DSLContext)}). */
+    /**
+     * A jOOQ context on a pool, carrying this schema (see {@link #of(DSLContext)}); its transactions skip
+     * jOOQ's isolation-level query ({@link PooledTransactions}).
+     */
     public DSLContext dsl(DataSource dataSource) {
-        return carrying(DSL.using(dataSource, SQLDialect.POSTGRES, settings()));
+        DSLContext dsl = DSL.using(dataSource, SQLDialect.POSTGRES, settings());
+        dsl.configuration().set(new PooledTransactions(dataSource));
+        return carrying(dsl);
     }
 
     /** A jOOQ context on the caller's connection (and so in its transaction), carrying this schema. */
