@@ -150,7 +150,8 @@ final class Report {
         StringBuilder out = new StringBuilder();
         out.append("Pickup latency. One idle worker, ").append(p.latencyJobs()).append(" jobs arriving ")
                 .append(Format.count(p.latencyGapMinMs())).append("-").append(Format.count(p.latencyGapMaxMs()))
-                .append(" ms apart (seeded), time from enqueue to start:\n\n");
+                .append(" ms apart (seeded), time from enqueue to start,\nafter ")
+                .append(Format.count(LatencyExperiment.WARM_UP)).append(" warm-up jobs (JIT):\n\n");
         TextTable t = new TextTable("wake-up mechanism", "p50", "p95", "max");
         for (LatencyExperiment.Result r : results) {
             t.row(r.mechanism(), Format.millis(r.latencyMs().p50()), Format.millis(r.latencyMs().p95()),
