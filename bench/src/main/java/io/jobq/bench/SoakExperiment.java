@@ -285,10 +285,11 @@ final class SoakExperiment {
 
     private LauncherProcess startWorker() {
         String name = "worker-" + (++started);
+        String prefetch = started % 2 == 0 ? String.valueOf(SoakPlan.PREFETCH) : "0";
         return LauncherProcess.start(name, jobqJar, handlers, List.of("worker", "--queues", QUEUE,
-                "--concurrency", String.valueOf(SoakPlan.CONCURRENCY), "--lease", SoakPlan.LEASE.toSeconds() + "s",
-                "--grace-period", "0s", "--pool-size", "4", "--worker-id", name), Map.of("DATABASE_URL", url), log,
-                "worker " + name + " started");
+                "--concurrency", String.valueOf(SoakPlan.CONCURRENCY), "--prefetch", prefetch,
+                "--lease", SoakPlan.LEASE.toSeconds() + "s", "--grace-period", "0s", "--pool-size", "4", "--worker-id", name),
+                Map.of("DATABASE_URL", url), log, "worker " + name + " started");
     }
 
     private LauncherProcess startApi() {

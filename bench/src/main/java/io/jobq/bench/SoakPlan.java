@@ -16,6 +16,8 @@ record SoakPlan(String mode, int jobs, int workers, Duration faults, Duration dr
     static final SoakPlan QUICK = new SoakPlan("quick", 2_000, 4, Duration.ofSeconds(40), Duration.ofSeconds(60), 3);
 
     static final int CONCURRENCY = 4;
+    /** Every second worker started claims this many jobs ahead ({@code --prefetch}), so kills, the stall and the restarts also hit jobs waiting for a slot. */
+    static final int PREFETCH = 8;
     static final Duration LEASE = Duration.ofSeconds(2);
     /** Slow jobs run past the lease: they finish only if their heartbeats keep it. */
     static final Duration SLOW = LEASE.plusSeconds(1);

@@ -45,10 +45,11 @@ final class SoakReport {
         out.append("jobq chaos soak (").append(plan.mode()).append("), started ").append(startedAt).append(", seed ").append(seed)
                 .append(", ").append(String.format(Locale.ROOT, "%.0f s in all", r.seconds())).append('\n');
         out.append(String.format(Locale.ROOT, "%s jobs (4 %% slow %d ms past a %d s lease, 8 %% failing twice, 3 %% failing permanently, "
-                        + "the rest %d ms) enqueued through HTTP by %d clients; %d worker processes x %d slots; %d s of faults; "
+                        + "the rest %d ms) enqueued through HTTP by %d clients; %d worker processes x %d slots (every second"
+                        + " one started with --prefetch %d); %d s of faults; "
                         + "a throwaway PostgreSQL (max_connections %d); logs in %s%n",
                 Format.count(plan.jobs()), SoakPlan.SLOW.toMillis(), SoakPlan.LEASE.toSeconds(), SoakPlan.FAST_MS, plan.clients(),
-                plan.workers(), SoakPlan.CONCURRENCY, plan.faults().toSeconds(), SoakPlan.MAX_CONNECTIONS, logDir));
+                plan.workers(), SoakPlan.CONCURRENCY, SoakPlan.PREFETCH, plan.faults().toSeconds(), SoakPlan.MAX_CONNECTIONS, logDir));
         out.append("\nFaults, in seconds since the soak started (a SIGKILL of a random worker every second besides):\n");
         for (SoakFaults.Entry e : r.faults()) out.append(String.format(Locale.ROOT, "  %7.1f  %s%n", e.seconds(), e.what()));
         out.append("\nFigures:\n").append(r.checks().render()).append('\n');

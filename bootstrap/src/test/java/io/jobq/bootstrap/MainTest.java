@@ -27,7 +27,7 @@ class MainTest {
     /** The keys: of the API, and of a worker's metrics port. */
     private static final Set<String> SERVED = Set.of("--admin-key", "--admin-key-file", "--metrics-key");
     private static final Set<String> WORKER = Set.of("--concurrency", "--queues", "--lease", "--heartbeat",
-            "--poll-interval", "--claim-batch", "--grace-period", "--maintenance-interval", "--listen", "--worker-id",
+            "--poll-interval", "--claim-batch", "--prefetch", "--grace-period", "--maintenance-interval", "--listen", "--worker-id",
             "--metrics-port", "--task-timeout", "--self-vacuum");
 
     @Test
