@@ -32,8 +32,10 @@ import org.slf4j.LoggerFactory;
  * <table>
  *   <caption>The roles and their threads</caption>
  *   <tr><th>role</th><th>thread</th><th>does</th></tr>
- *   <tr><td>{@link ClaimLoop}</td><td>one platform thread</td><td>claims up to the free slots in one
- *       statement, and adopts a claim whose answer was lost</td></tr>
+ *   <tr><td>{@link ClaimLoop}</td><td>one platform thread</td><td>claims up to the free slots (plus
+ *       {@link WorkerSettings#prefetch()}) in one statement, and adopts a claim whose answer was lost</td></tr>
+ *   <tr><td>{@link ClaimedAhead}</td><td>the thread that frees a slot</td><td>holds claimed jobs until a
+ *       slot frees and starts them; gives back those still waiting at shutdown</td></tr>
  *   <tr><td>{@link JobRunner}</td><td>a virtual thread per run, at most {@link WorkerSettings#concurrency()}</td>
  *       <td>runs the handler under its task's timeout</td></tr>
  *   <tr><td>{@link OutcomeRecorder}</td><td>the run's thread</td><td>writes done, or failed as the worker's
@@ -57,7 +59,8 @@ import org.slf4j.LoggerFactory;
  * first, whose default halts the JVM so that its supervisor restarts it.
  *
  * <h2>Shutdown</h2>
- * {@link #close()} stops claiming at once but keeps heartbeating the runs in hand (so a long job is
+ * {@link #close()} stops claiming at once, gives jobs claimed ahead and still waiting for a slot back to
+ * the store unrun ({@link JobStore#release}), but keeps heartbeating the runs in hand (so a long job is
  * not reaped while it finishes), waits up to {@link WorkerSettings#gracePeriod()} for them to finish
  * and record their outcomes, then stops heartbeats and maintenance and returns. Runs still going at
  * the deadline are <em>left to their leases</em>: their contexts are cancelled, their threads
