@@ -85,7 +85,7 @@ final class ClaimLoop {
             return;
         }
         int want = Math.min(fill(room), settings.claimBatchSize());
-        if (stop.isStopped()) return; // close() began while fill waited: claim nothing more
+        if (stop.isStopped() || want == 0) return; // close() began while fill waited: claim nothing more
         // Taken before the request: the store's lease starts later than this, so a deadline counted from
         // here can only be early, never late (see LeaseKeeper).
         long sentNanos = System.nanoTime();
@@ -132,7 +132,9 @@ final class ClaimLoop {
             signal.await(Duration.ofNanos(left));
             room = room();
         }
-        return room;
+        // Read again: the loop may have stopped on its running() check after the room it last read was
+        // stale (the last handler returning in between), and the slots are given back before running() drops.
+        return room();
     }
 
     /** A full claim: {@code min(claimBatchSize, concurrency + prefetch)} jobs. */

@@ -88,13 +88,16 @@ final class RunsInHand {
 
     /** Gives back a slot taken for a run that never started. */
     void returnSlot() {
+        free.release(); // before the count drops: see running()
         running.decrementAndGet();
-        free.release();
         held.release();
         slotFreed.run();
     }
 
-    /** How many handlers are running now: runs whose outcome is still to come. */
+    /**
+     * How many handlers are running now: runs whose outcome is still to come. A slot is given back before
+     * the count drops, so whoever sees the count at 0 and then reads {@link #freeSlots} sees every slot back.
+     */
     int running() {
         return running.get();
     }
@@ -105,8 +108,8 @@ final class RunsInHand {
      */
     void handlerReturned(Run run) {
         if (run.slotReturned.compareAndSet(false, true)) {
+            free.release(); // before the count drops: see running()
             running.decrementAndGet();
-            free.release();
             freed.signal();
             slotFreed.run();
         }
@@ -154,8 +157,8 @@ final class RunsInHand {
     void end(Run run) {
         runs.remove(run.token);
         if (run.slotReturned.compareAndSet(false, true)) {
+            free.release(); // before the count drops: see running()
             running.decrementAndGet();
-            free.release();
         }
         held.release();
         freed.signal();
