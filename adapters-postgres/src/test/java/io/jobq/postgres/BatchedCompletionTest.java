@@ -147,7 +147,9 @@ class BatchedCompletionTest {
         int jobs = 64;
         enqueue(jobs, "sleep", "{\"ms\": 200}");
         Worker w = start(BUSY.toBuilder().batchFillWait(Duration.ofMillis(50)).build());
-        Await.until(SETTLED, "a full set of runs in hand", () -> states().getOrDefault("running", 0L) == 16);
+        // Started, not only claimed: close() gives jobs claimed but not yet started back to the queue.
+        Await.until(SETTLED, "a full set of runs in hand", () -> states().getOrDefault("running", 0L) == 16
+                && w.inHandCount() == 16);
 
         w.close();
 
