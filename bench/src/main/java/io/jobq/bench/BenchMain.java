@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -15,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Collectors;
 import java.util.concurrent.Callable;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
@@ -80,6 +82,14 @@ public final class BenchMain implements Runnable {
         @Option(names = "--runs", paramLabel = "N",
                 description = "Override the runs per throughput/floor cell (full: 3, quick: 1); the report says so.")
         Integer runs;
+
+        @Option(names = "--workers", paramLabel = "N", split = ",",
+                description = "Override the worker counts of the throughput/floor tables, e.g. 8,16 (full: 1,2,4,8,16; quick: 1,4,16).")
+        List<Integer> workers;
+
+        @Option(names = "--throughput-seconds", paramLabel = "S",
+                description = "Override the time box of a throughput/floor/deployment run (full and quick: 6); the report says so.")
+        Integer throughputSeconds;
 
         @Option(names = "--seed", paramLabel = "N", defaultValue = "42",
                 description = "Seed of the latency arrivals and chaos kills. Default: 42.")
@@ -185,15 +195,25 @@ public final class BenchMain implements Runnable {
         quietLogs();
         Progress progress = new Progress(System.err);
         Plan base = o.quick ? Plan.QUICK : Plan.FULL;
-        Plan plan = base.withThroughput(Optional.ofNullable(o.throughputJobs).orElse(base.throughputJobs()),
-                Optional.ofNullable(o.runs).orElse(base.runs()));
+        Plan plan;
+        try {
+            plan = base.withThroughput(Optional.ofNullable(o.throughputJobs).orElse(base.throughputJobs()),
+                    Optional.ofNullable(o.runs).orElse(base.runs()),
+                    Optional.ofNullable(o.throughputSeconds).map(Duration::ofSeconds).orElse(base.throughputBox()),
+                    Optional.ofNullable(o.workers).orElse(base.workerCounts()));
+        } catch (IllegalArgumentException e) {
+            System.err.println("jobq-bench: " + e.getMessage() + " (--throughput-jobs, --runs, --throughput-seconds, --workers)");
+            return 2;
+        }
         String startedAt = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
         String loadAtStart = MachineFacts.loadAverage();
         String serverUrl = Optional.ofNullable(o.databaseUrl).or(() -> Optional.ofNullable(System.getenv("DATABASE_URL")))
                 .filter(s -> !s.isBlank()).orElse(BenchDatabase.DEFAULT_URL);
         String command = "java -jar jobq-bench.jar " + name + (o.quick ? " --quick" : "")
                 + (o.throughputJobs != null ? " --throughput-jobs " + o.throughputJobs : "")
-                + (o.runs != null ? " --runs " + o.runs : "");
+                + (o.runs != null ? " --runs " + o.runs : "")
+                + (o.throughputSeconds != null ? " --throughput-seconds " + o.throughputSeconds : "")
+                + (o.workers != null ? " --workers " + o.workers.stream().map(String::valueOf).collect(Collectors.joining(",")) : "");
         Results results = new Results();
         Map<String, String> server;
         String database;

@@ -5,7 +5,7 @@ package io.jobq.bench;
  * The worker's own start-up before its first job (connecting, registering, a first poll) is not in
  * the rate, and is kept apart.
  *
- * @param jobsPerSecond jobs ÷ that span
+ * @param jobsPerSecond jobs ÷ that span (in a time-boxed drain, the jobs completed within the box ÷ the box)
  * @param jobsPerClaim jobs an average claim returned, or NaN where the system does not say (the peers)
  * @param startupSeconds from the worker's start call to its first job picked up
  */
@@ -16,7 +16,7 @@ record Drain(double jobsPerSecond, double jobsPerClaim, double startupSeconds) {
      * @param firstJob when the first job was picked up (0: never, which {@link Waits#drained} rules out)
      * @param end when the last outcome was seen committed
      */
-    static Drain timed(int jobs, long startCall, long firstJob, long end, double jobsPerClaim) {
+    static Drain timed(long jobs, long startCall, long firstJob, long end, double jobsPerClaim) {
         long first = firstJob == 0 ? startCall : firstJob;
         return new Drain(jobs / ((end - first) / 1e9), jobsPerClaim, (first - startCall) / 1e9);
     }

@@ -8,7 +8,9 @@ import java.sql.SQLException;
 import java.sql.Types;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 
 /**
  * Experiment 5, the floor: the store's own claim and outcome statements driven by a bare JDBC loop
@@ -84,17 +86,19 @@ record FloorExperiment(BenchDatabase db, Plan plan, Progress progress) {
         String claimSql = claimSql(s);
         List<Connection> connections = new ArrayList<>();
         AtomicLong completed = new AtomicLong();
+        AtomicBoolean stop = new AtomicBoolean();
         try {
             List<StartingGun.Loop> workers = new ArrayList<>();
             for (int i = 0; i < loops; i++) {
                 Connection c = db.connect();
                 connections.add(c);
                 String worker = "floor-" + i;
-                workers.add(() -> loop(c, claimSql, COMPLETE, worker, s.batch, completed, claims, claimed));
+                workers.add(() -> loop(c, claimSql, COMPLETE, worker, s.batch, completed, claims, claimed, stop::get));
             }
-            long took = StartingGun.time("floor loop", workers);
-            if (completed.get() != n) throw new BenchException("floor completed " + completed.get() + " of " + n + " jobs");
-            return n / (took / 1e9);
+            StartingGun.Timed t = StartingGun.timeBoxed("floor loop", workers, plan.throughputBox(), completed::get,
+                    () -> stop.set(true));
+            if (!stop.get() && completed.get() != n) throw new BenchException("floor completed " + completed.get() + " of " + n + " jobs");
+            return t.count() / (t.nanos() / 1e9);
         } catch (SQLException e) {
             throw new BenchException("floor could not connect: " + e.getMessage(), e);
         } finally {
@@ -115,12 +119,12 @@ record FloorExperiment(BenchDatabase db, Plan plan, Progress progress) {
 
     /**
      * One worker's loop: claim up to {@code batch} jobs, complete them all in one statement, until a claim
-     * comes back empty. The statements are parameters only so that {@code FloorStatementsTest} can show a
+     * comes back empty or {@code stopped} holds (checked before each claim: a run's time box is over). The statements are parameters only so that {@code FloorStatementsTest} can show a
      * drifted one is caught; the experiment always passes {@link #claimSql(ClaimStrategy)} and {@link #COMPLETE}.
      * Binds that never change are set once, as a prepared statement keeps them across executions.
      */
     static void loop(Connection c, String claimSql, String completeSql, String worker, int batch, AtomicLong completed,
-                     AtomicLong claims, AtomicLong claimed) throws SQLException {
+                     AtomicLong claims, AtomicLong claimed, BooleanSupplier stopped) throws SQLException {
         try (PreparedStatement claim = c.prepareStatement(claimSql); PreparedStatement complete = c.prepareStatement(completeSql)) {
             claim.setString(1, "default");
             claim.setInt(2, batch);
@@ -128,7 +132,7 @@ record FloorExperiment(BenchDatabase db, Plan plan, Progress progress) {
             claim.setLong(4, LEASE_MS);
             List<String> ids = new ArrayList<>(batch);
             List<String> attempts = new ArrayList<>(batch);
-            while (true) {
+            while (!stopped.getAsBoolean()) {
                 ids.clear();
                 attempts.clear();
                 try (ResultSet rs = claim.executeQuery()) {

@@ -31,7 +31,7 @@ final class PeerReport {
             }
             t.row(rates.toArray(String[]::new)).row(perClaim.toArray(String[]::new));
         }
-        return "Deployment shape. The same " + Format.count(p.throughputJobs()) + " jobs, jobs/second, median of " + p.runs()
+        return "Deployment shape. The same " + Format.count(p.throughputJobs()) + " jobs and timing, jobs/second, median of " + p.runs()
                 + " run(s): c workers of one slot each (as above),\nand ONE worker with c slots, as `jobq worker --concurrency c` runs\n("
                 + OneWorker.describeShape() + "):\n\n"
                 + t.render();

@@ -33,13 +33,14 @@ final class Report {
         if (!r.workShare.isEmpty()) out.append(workShare(r.workShare, h.plan())).append('\n');
         if (!r.throughput.isEmpty()) {
             out.append("Throughput. ").append(Format.count(h.plan().throughputJobs()))
-                    .append(" no-op jobs, jobs/second, median of ").append(h.plan().runs())
-                    .append(" run(s); each worker its own claim loop and connections:\n\n")
+                    .append(" no-op jobs queued, jobs/second, median of ").append(h.plan().runs())
+                    .append(" run(s); ").append(h.plan().throughputTiming())
+                    .append(";\neach worker its own claim loop and connections:\n\n")
                     .append(cellTable(r.throughput, h.plan().workerCounts())).append('\n');
         }
         if (!r.floor.isEmpty()) {
             out.append("Floor. The same claim and complete statements from a bare JDBC loop per worker (one connection,\n"
-                    + "no runtime, no handler dispatch), same jobs, jobs/second, median of ").append(h.plan().runs())
+                    + "no runtime, no handler dispatch), same jobs and timing, jobs/second, median of ").append(h.plan().runs())
                     .append(" run(s):\n\n").append(cellTable(r.floor, h.plan().workerCounts())).append('\n');
         }
         if (!r.throughput.isEmpty() && !r.floor.isEmpty()) {

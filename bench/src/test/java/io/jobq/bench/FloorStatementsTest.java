@@ -127,7 +127,7 @@ class FloorStatementsTest {
         SqlRecorder recorder = new SqlRecorder();
         AtomicLong completed = new AtomicLong();
         try (Connection c = recorder.wrap(db.newConnection())) {
-            FloorExperiment.loop(c, claimSql, completeSql, WORKER, batch, completed, new AtomicLong(), new AtomicLong());
+            FloorExperiment.loop(c, claimSql, completeSql, WORKER, batch, completed, new AtomicLong(), new AtomicLong(), () -> false);
         }
         assertThat(completed).as("jobs the floor completed (%s)", s).hasValue(1);
         return recorder.executions();
