@@ -17,6 +17,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jooq.DSLContext;
 import org.jooq.Record;
 import org.jooq.exception.DataAccessException;
@@ -65,7 +66,15 @@ final class OutcomeStatement {
             WHERE j.id = o.id
             RETURNING j.*""";
 
+    /** {@link #UPDATE} as jOOQ renders it, by schema: rendered once (see {@link RenderedStatement}). */
+    private static final Map<JobqSchema, RenderedStatement> RENDERED = new ConcurrentHashMap<>();
+
     private OutcomeStatement() {}
+
+    private static RenderedStatement rendered(DSLContext dsl) {
+        return RENDERED.computeIfAbsent(JobqSchema.of(dsl), schema -> RenderedStatement.render(dsl, schema.sql(UPDATE),
+                new Long[0], new String[0], new Integer[0], new String[0], new String[0], new String[0], new Double[0]));
+    }
 
     /** One outcome as the statement's columns. {@code lastError} null keeps the row's (a done run's default). */
     private record Row(OutcomeWrite write, String state, String result, String lastError, Long retryMs) {}
@@ -166,9 +175,8 @@ final class OutcomeStatement {
         Map<Long, Row> byId = new HashMap<>();
         for (Row r : rows) byId.put(r.write().token().job().value(), r);
         Map<Long, Job> applied = new HashMap<>();
-        // Coerced to the table's columns (RETURNING j.* lists them in table order), as the claim's rows are.
-        for (Record r : dsl.resultQuery(JobqSchema.of(dsl).sql(UPDATE), ids, workers, attempts, states, results, errors, retryMs)
-                .coerce(JOBS)) {
+        // Read as the table's columns (RETURNING j.* lists them in table order), as the claim's rows are.
+        for (Record r : rendered(dsl).fetch(dsl, JOBS, ids, workers, attempts, states, results, errors, retryMs)) {
             Job job = JobRows.toJobLenient(r);
             applied.put(job.id().value(), job);
             ended.add(r, byId.get(job.id().value()).write().ran());

@@ -44,7 +44,6 @@ import io.jobq.domain.lease.WorkerId;
 import io.jobq.domain.retry.RetryDecision;
 import io.jobq.domain.schedule.ScheduleName;
 import io.jobq.domain.tenant.TenantId;
-import io.jobq.postgres.schema.tables.records.JobsRecord;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -135,12 +134,17 @@ public final class PostgresJobStore implements JobStore {
     private final JobqSchema schema;
     private final Options options;
     private final SelfVacuum selfVacuum;
+    /** The claim returning every column, rendered once: for one queue, and for several (see {@link #claimQuery}). */
+    private final RenderedStatement claimOneQueue;
+    private final RenderedStatement claimQueues;
 
     public PostgresJobStore(DataSource dataSource, Options options) {
         this.options = Objects.requireNonNull(options, "options");
         this.schema = options.schema();
         this.dsl = schema.dsl(Objects.requireNonNull(dataSource, "dataSource"));
         this.selfVacuum = new SelfVacuum(options.selfVacuumInterval());
+        this.claimOneQueue = claimStatement(List.of(QueueName.DEFAULT));
+        this.claimQueues = claimStatement(List.of(QueueName.of("a"), QueueName.of("b")));
     }
 
     public PostgresJobStore(DataSource dataSource) {
@@ -234,11 +238,11 @@ public final class PostgresJobStore implements JobStore {
      */
     @Override
     public List<Job> claim(ClaimRequest req) {
-        Result<JobsRecord> rows;
+        Result<Record> rows;
         try {
-            // Coerced to the table's columns (RETURNING j.* lists them in table order): jOOQ then reads by
-            // position instead of deriving types from the result's metadata on every claim.
-            rows = run("claim", () -> claimQuery(req, "j.*").coerce(JOBS).fetch());
+            // Rendered once; read as the table's columns (RETURNING j.* lists them in table order), by position.
+            RenderedStatement claim = req.queues().size() == 1 ? claimOneQueue : claimQueues;
+            rows = run("claim", () -> claim.fetch(dsl, JOBS, claimBinds(req)));
         } catch (RuntimeException e) {
             if (!UnreadableRows.isUnprintableValue(e)) throw e;
             log.atWarn().addKeyValue("worker", req.worker().value()).log("claim failed on a value PostgreSQL cannot"
@@ -255,15 +259,32 @@ public final class PostgresJobStore implements JobStore {
     }
 
     private ResultQuery<Record> claimQuery(ClaimRequest req, String returning) {
+        Object[] binds = claimBinds(req);
+        return dsl.resultQuery(claimTemplate(req.queues(), returning), val((Integer) binds[0], SQLDataType.INTEGER),
+                binds[1], val((Long) binds[2], SQLDataType.BIGINT), binds[3]);
+    }
+
+    /** {@link #claimQuery} returning every column, rendered once for {@code queues}' count (one, or several). */
+    private RenderedStatement claimStatement(List<QueueName> queues) {
+        ClaimRequest sample = new ClaimRequest(queues, WorkerId.of("w"), 1, Duration.ofSeconds(1));
+        String template = claimTemplate(queues, "j.*");
+        return new RenderedStatement(claimQuery(sample, "j.*").getSQL(), RenderedStatement.placeholders(template));
+    }
+
+    private String claimTemplate(List<QueueName> queues, String returning) {
         // One queue: equality keeps the index order usable for ORDER BY (= ANY would force a sort).
-        String queueFilter = req.queues().size() == 1 ? "queue = {3}" : "queue = ANY({3}::text[])";
+        String queueFilter = queues.size() == 1 ? "queue = {3}" : "queue = ANY({3}::text[])";
+        String order = options.claimOrder() == ClaimOrder.FAIR ? "vtime, id" : "id";
+        String lock = options.lockMode() == LockMode.SKIP_LOCKED ? " SKIP LOCKED" : "";
+        return schema.sql(CLAIM).formatted(queueFilter, order, lock, returning);
+    }
+
+    /** The claim's binds, {0} to {3}: limit, worker, lease in ms, the queue (or an array of them). */
+    private static Object[] claimBinds(ClaimRequest req) {
         Object queues = req.queues().size() == 1
                 ? req.queues().getFirst().value()
                 : req.queues().stream().map(QueueName::value).toArray(String[]::new);
-        String order = options.claimOrder() == ClaimOrder.FAIR ? "vtime, id" : "id";
-        String lock = options.lockMode() == LockMode.SKIP_LOCKED ? " SKIP LOCKED" : "";
-        return dsl.resultQuery(schema.sql(CLAIM).formatted(queueFilter, order, lock, returning), val(req.limit(), SQLDataType.INTEGER),
-                req.worker().value(), val(req.leaseFor().toMillis(), SQLDataType.BIGINT), queues);
+        return new Object[] {req.limit(), req.worker().value(), req.leaseFor().toMillis(), queues};
     }
 
     /** Adds the claimed row to {@code jobs}, or to {@code refused} when the domain refuses one of its values. */

@@ -1,0 +1,81 @@
+package io.jobq.postgres;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.util.Objects;
+import java.util.regex.Pattern;
+import org.jooq.DSLContext;
+import org.jooq.Record;
+import org.jooq.Result;
+import org.jooq.Table;
+import org.jooq.util.postgres.PostgresUtils;
+
+/**
+ * A plain-SQL statement of the hot path (the claim, the outcome statement) that jOOQ renders ONCE and
+ * pgjdbc then executes with fresh binds, its rows read back by jOOQ as the table's records. jOOQ parses a
+ * plain-SQL template, builds a bind value per argument (looking up array data types) and renders the SQL
+ * on every execution; a profile of 16 single-slot workers (issue 14) put a third of the worker JVM's CPU
+ * there, CPU the database then lacked on a 2-core machine. The text and the setters are jOOQ's own (the
+ * rendering is jOOQ's; arrays are bound as jOOQ binds them, {@code setObject(literal, Types.OTHER)} with
+ * jOOQ's array literal), so the database sees exactly the statement jOOQ would send; the bench's
+ * {@code FloorStatementsTest} checks that, setter by setter.
+ *
+ * <p>Binds are {@link Integer}, {@link Long}, {@link String}, or arrays of those and of {@link Double}
+ * (elements may be null); anything else is a programming error.
+ *
+ * @param sql the statement as jOOQ rendered it, with {@code ?} placeholders
+ * @param order for each {@code ?} in {@code sql}, which bind it takes: the template's {@code {n}} in the order
+ *     they appear in its text (the claim's {@code {3}}, its queue, comes first)
+ */
+record RenderedStatement(String sql, int[] order) {
+    private static final Pattern PLACEHOLDER = Pattern.compile("\\{(\\d+)}");
+
+    RenderedStatement {
+        Objects.requireNonNull(sql, "sql");
+        Objects.requireNonNull(order, "order");
+    }
+
+    /**
+     * Renders {@code template} (jOOQ plain SQL with {@code {0}}-style placeholders, none inside a string
+     * literal or comment) as jOOQ would for binds of {@code sampleBinds}' types; only their types matter.
+     */
+    static RenderedStatement render(DSLContext dsl, String template, Object... sampleBinds) {
+        return new RenderedStatement(dsl.resultQuery(template, sampleBinds).getSQL(), placeholders(template));
+    }
+
+    /** The {@code {n}} of {@code template} in the order they appear. */
+    static int[] placeholders(String template) {
+        return PLACEHOLDER.matcher(template).results().mapToInt(m -> Integer.parseInt(m.group(1))).toArray();
+    }
+
+    /**
+     * Executes the statement on {@code dsl}'s connection (its transaction's, inside one) and reads every row
+     * as a record of {@code table}'s fields, by position: the statement must return the table's columns in
+     * table order ({@code RETURNING j.*}).
+     *
+     * @throws org.jooq.exception.DataAccessException wrapping the driver's {@link SQLException}, as jOOQ's own calls do
+     */
+    Result<Record> fetch(DSLContext dsl, Table<?> table, Object... binds) {
+        return dsl.connectionResult(c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                for (int i = 0; i < order.length; i++) bind(ps, i + 1, binds[order[i]]);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return dsl.fetch(rs, table.fields());
+                }
+            }
+        });
+    }
+
+    private static void bind(PreparedStatement ps, int index, Object value) throws SQLException {
+        switch (value) {
+            case Integer i -> ps.setInt(index, i);
+            case Long l -> ps.setLong(index, l);
+            case String s -> ps.setString(index, s);
+            case Object[] array -> ps.setObject(index, PostgresUtils.toPGArrayString(array), Types.OTHER);
+            case null -> throw new IllegalArgumentException("cannot bind null at " + index + ": bind an array of nulls instead");
+            default -> throw new IllegalArgumentException("cannot bind a " + value.getClass().getName() + " at " + index);
+        }
+    }
+}
