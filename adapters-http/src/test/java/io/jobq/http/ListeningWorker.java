@@ -19,6 +19,7 @@ import io.jobq.postgres.PostgresWakeupChannel;
 import io.jobq.postgres.testing.TestDatabase;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -75,7 +76,12 @@ final class ListeningWorker implements AutoCloseable {
 
     /** Whether the channel logged, at {@code level}, a message containing every one of {@code fragments}. */
     boolean channelLogged(Level level, String... fragments) {
-        return logged.list.stream().anyMatch(e -> e.getLevel() == level
+        List<ILoggingEvent> events;
+        // The channel's thread appends while this reads: copy under the appender's lock (its doAppend holds it).
+        synchronized (logged) {
+            events = List.copyOf(logged.list);
+        }
+        return events.stream().anyMatch(e -> e.getLevel() == level
                 && Arrays.stream(fragments).allMatch(e.getFormattedMessage()::contains));
     }
 

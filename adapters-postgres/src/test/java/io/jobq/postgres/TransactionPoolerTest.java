@@ -81,8 +81,15 @@ class TransactionPoolerTest {
         channelLog.detachAppender(logged);
     }
 
+    /** What the channel logged so far: its thread appends while a test reads, so copied under the appender's lock. */
+    List<ILoggingEvent> loggedSoFar() {
+        synchronized (logged) {
+            return List.copyOf(logged.list);
+        }
+    }
+
     List<ILoggingEvent> poolerWarnings() {
-        return logged.list.stream().filter(e -> e.getLevel() == Level.WARN
+        return loggedSoFar().stream().filter(e -> e.getLevel() == Level.WARN
                 && e.getFormattedMessage().contains("did not come back") && e.getFormattedMessage().contains("PgBouncer")).toList();
     }
 
@@ -136,7 +143,7 @@ class TransactionPoolerTest {
                 bouncer.restart(PoolMode.SESSION);
                 Await.until(Duration.ofSeconds(15), "delivering again after the reconnect", channel::isDelivering);
                 assertThat(channel.reconnects()).isGreaterThanOrEqualTo(1);
-                assertThat(logged.list).as("the all-clear after the warning").anyMatch(e -> e.getLevel() == Level.INFO
+                assertThat(loggedSoFar()).as("the all-clear after the warning").anyMatch(e -> e.getLevel() == Level.INFO
                         && e.getFormattedMessage().contains("wake-ups are delivered"));
                 assertThat(poolerWarnings()).hasSize(1);
             } finally {
@@ -150,7 +157,7 @@ class TransactionPoolerTest {
             closed.close();
             try (var channel = new PostgresWakeupChannel(db.jdbcUrl(), closed, OPTIONS)) {
                 channel.start(Set.of(QueueName.DEFAULT), () -> {});
-                Await.until(Duration.ofSeconds(10), "the send failure logged", () -> logged.list.stream()
+                Await.until(Duration.ofSeconds(10), "the send failure logged", () -> loggedSoFar().stream()
                         .anyMatch(e -> e.getFormattedMessage().contains("could not send its test notification")));
                 assertThat(channel.isConnected()).isTrue();
                 assertThat(channel.isDelivering()).isFalse();
