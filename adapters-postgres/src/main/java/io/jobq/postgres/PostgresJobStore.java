@@ -267,8 +267,7 @@ public final class PostgresJobStore implements JobStore {
     /** {@link #claimQuery} returning every column, rendered once for {@code queues}' count (one, or several). */
     private RenderedStatement claimStatement(List<QueueName> queues) {
         ClaimRequest sample = new ClaimRequest(queues, WorkerId.of("w"), 1, Duration.ofSeconds(1));
-        String template = claimTemplate(queues, "j.*");
-        return new RenderedStatement(claimQuery(sample, "j.*").getSQL(), RenderedStatement.placeholders(template));
+        return RenderedStatement.of(claimQuery(sample, "j.*"), claimTemplate(queues, "j.*"));
     }
 
     private String claimTemplate(List<QueueName> queues, String returning) {

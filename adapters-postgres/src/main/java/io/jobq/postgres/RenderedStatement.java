@@ -4,11 +4,13 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.regex.Pattern;
 import org.jooq.DSLContext;
 import org.jooq.Record;
 import org.jooq.Result;
+import org.jooq.ResultQuery;
 import org.jooq.Table;
 import org.jooq.util.postgres.PostgresUtils;
 
@@ -42,7 +44,22 @@ record RenderedStatement(String sql, int[] order) {
      * literal or comment) as jOOQ would for binds of {@code sampleBinds}' types; only their types matter.
      */
     static RenderedStatement render(DSLContext dsl, String template, Object... sampleBinds) {
-        return new RenderedStatement(dsl.resultQuery(template, sampleBinds).getSQL(), placeholders(template));
+        return of(dsl.resultQuery(template, sampleBinds), template);
+    }
+
+    /**
+     * {@code query}, built by jOOQ from {@code template}, rendered once.
+     *
+     * @throws IllegalStateException if the template's placeholders are not the query's binds, one for one (a
+     *     {@code {n}} inside a literal or comment, a {@code ?} operator): a programming error
+     */
+    static RenderedStatement of(ResultQuery<?> query, String template) {
+        int[] order = placeholders(template);
+        int binds = query.getBindValues().size();
+        if (order.length != binds) {
+            throw new IllegalStateException("the template has " + order.length + " placeholders where jOOQ binds " + binds);
+        }
+        return new RenderedStatement(query.getSQL(), order);
     }
 
     /** The {@code {n}} of {@code template} in the order they appear. */
@@ -58,6 +75,11 @@ record RenderedStatement(String sql, int[] order) {
      * @throws org.jooq.exception.DataAccessException wrapping the driver's {@link SQLException}, as jOOQ's own calls do
      */
     Result<Record> fetch(DSLContext dsl, Table<?> table, Object... binds) {
+        int needed = Arrays.stream(order).max().orElse(-1) + 1;
+        // An array passed alone would be spread into the varargs: refuse rather than bind its elements.
+        if (binds.length != needed) {
+            throw new IllegalArgumentException("the statement takes " + needed + " binds, got " + binds.length);
+        }
         return dsl.connectionResult(c -> {
             try (PreparedStatement ps = c.prepareStatement(sql)) {
                 for (int i = 0; i < order.length; i++) bind(ps, i + 1, binds[order[i]]);

@@ -27,6 +27,23 @@ class RenderedStatementTest {
     }
 
     @Test
+    void aPlaceholderInsideALiteralIsCaughtWhenRendering() {
+        var dsl = DSL.using(SQLDialect.POSTGRES);
+
+        assertThatThrownBy(() -> RenderedStatement.render(dsl, "SELECT '{1}', {0}", 1))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("2 placeholders where jOOQ binds 1");
+    }
+
+    @Test
+    void aLoneArrayIsNotSpreadIntoTheBinds() {
+        RenderedStatement s = new RenderedStatement("SELECT ?", new int[] {0});
+        var dsl = DSL.using(SQLDialect.POSTGRES);
+
+        assertThatThrownBy(() -> s.fetch(dsl, DSL.table("t"), (Object[]) new Long[] {1L, 2L}))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("takes 1 binds, got 2");
+    }
+
+    @Test
     void aBindItCannotSetIsAProgrammingErrorNamingItsPosition() {
         RenderedStatement s = new RenderedStatement("SELECT ?", new int[] {0});
         var dsl = DSL.using(new org.jooq.tools.jdbc.MockConnection(ctx -> new org.jooq.tools.jdbc.MockResult[0]),

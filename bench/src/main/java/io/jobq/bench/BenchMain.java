@@ -121,10 +121,11 @@ public final class BenchMain implements Runnable {
         Set<Experiment> experiments() { return EnumSet.of(Experiment.FAIRNESS); }
     }
 
-    @Command(name = "throughput", mixinStandardHelpOptions = true, description = "jobs/s of jobq's workers per claim strategy and worker count.")
+    @Command(name = "throughput", mixinStandardHelpOptions = true,
+            description = "jobs/s of jobq's workers per claim strategy and worker count, each run beside the floor's; the deployment shape.")
     static final class Throughput extends Run {
         String name() { return "throughput"; }
-        Set<Experiment> experiments() { return EnumSet.of(Experiment.THROUGHPUT); }
+        Set<Experiment> experiments() { return EnumSet.of(Experiment.THROUGHPUT, Experiment.FLOOR); }
     }
 
     @Command(name = "latency", mixinStandardHelpOptions = true, description = "Pickup latency: LISTEN/NOTIFY vs polling every 1 s.")
@@ -231,10 +232,19 @@ public final class BenchMain implements Runnable {
                         }
                         case THROUGHPUT -> {
                             ThroughputExperiment t = new ThroughputExperiment(db, plan, progress);
-                            results.throughput = t.run();
+                            if (experiments.contains(Experiment.FLOOR)) {
+                                // Side by side, run after run, so the fractions divide runs made together.
+                                Cell.Paired p = t.runBesideFloor(new FloorExperiment(db, plan, progress));
+                                results.throughput = p.first();
+                                results.floor = p.second();
+                            } else {
+                                results.throughput = t.run();
+                            }
                             results.deployment = t.runDeployment();
                         }
-                        case FLOOR -> results.floor = new FloorExperiment(db, plan, progress).run();
+                        case FLOOR -> {
+                            if (!experiments.contains(Experiment.THROUGHPUT)) results.floor = new FloorExperiment(db, plan, progress).run();
+                        }
                         case PEERS -> results.peers = Optional.of(new PeerExperiment(db, plan, progress).run());
                         case ENQUEUE -> results.enqueue = new EnqueueExperiment(db, plan, progress).run();
                         case GROWTH -> results.growth = Optional.of(new GrowthExperiment(db, plan, progress).run());

@@ -34,20 +34,49 @@ record Cell(ClaimStrategy strategy, int workers, List<Double> runsJobsPerSecond,
      *     (the strategy's label and the worker count fill it)
      */
     static List<Cell> measure(Plan plan, Progress progress, String what, Run run) {
-        List<Cell> cells = new ArrayList<>();
+        return measurePaired(plan, progress, what, run, null, null).first();
+    }
+
+    /** Two experiments' cells, measured side by side. */
+    record Paired(List<Cell> first, List<Cell> second) {}
+
+    /**
+     * Like {@link #measure}, for two experiments at once, run after run: each run of {@code first} is
+     * followed at once by the same run of {@code second} (when given), so a ratio of the two compares runs
+     * minutes apart at most, not two experiments a quarter of an hour apart on a machine whose speed drifts.
+     */
+    static Paired measurePaired(Plan plan, Progress progress, String whatFirst, Run first, String whatSecond, Run second) {
+        List<Cell> firstCells = new ArrayList<>();
+        List<Cell> secondCells = new ArrayList<>();
         for (ClaimStrategy s : ClaimStrategy.values()) {
             for (int w : plan.workerCounts()) {
-                List<Double> rates = new ArrayList<>();
-                AtomicLong claims = new AtomicLong();
-                AtomicLong claimed = new AtomicLong();
+                Tally a = new Tally();
+                Tally b = new Tally();
                 for (int r = 1; r <= plan.runs(); r++) {
-                    double rate = run.once(s, w, claims, claimed);
-                    rates.add(rate);
-                    progress.step(what + ", run %d/%d: %s jobs/s", s.label, w, r, plan.runs(), Format.rate(rate));
+                    a.run(first, s, w, progress, whatFirst, r, plan.runs());
+                    if (second != null) b.run(second, s, w, progress, whatSecond, r, plan.runs());
                 }
-                cells.add(new Cell(s, w, rates, claims.get() == 0 ? 0 : (double) claimed.get() / claims.get()));
+                firstCells.add(a.cell(s, w));
+                if (second != null) secondCells.add(b.cell(s, w));
             }
         }
-        return cells;
+        return new Paired(firstCells, secondCells);
+    }
+
+    /** One cell's runs so far. */
+    private static final class Tally {
+        final List<Double> rates = new ArrayList<>();
+        final AtomicLong claims = new AtomicLong();
+        final AtomicLong claimed = new AtomicLong();
+
+        void run(Run run, ClaimStrategy s, int w, Progress progress, String what, int r, int runs) {
+            double rate = run.once(s, w, claims, claimed);
+            rates.add(rate);
+            progress.step(what + ", run %d/%d: %s jobs/s", s.label, w, r, runs, Format.rate(rate));
+        }
+
+        Cell cell(ClaimStrategy s, int w) {
+            return new Cell(s, w, rates, claims.get() == 0 ? 0 : (double) claimed.get() / claims.get());
+        }
     }
 }

@@ -75,11 +75,14 @@ record FloorExperiment(BenchDatabase db, Plan plan, Progress progress) {
     /** The lease the floor's claims take, as jobq's default: 30 s. */
     static final long LEASE_MS = 30_000;
 
+    /** How its progress lines name a run. */
+    static final String PROGRESS = "floor %s, %d loop(s)";
+
     List<Cell> run() {
-        return Cell.measure(plan, progress, "floor %s, %d loop(s)", this::runOnce);
+        return Cell.measure(plan, progress, PROGRESS, this::runOnce);
     }
 
-    private double runOnce(ClaimStrategy s, int loops, AtomicLong claims, AtomicLong claimed) {
+    double runOnce(ClaimStrategy s, int loops, AtomicLong claims, AtomicLong claimed) {
         db.reset();
         int n = plan.throughputJobs();
         NoopJobs.enqueue(db, n);

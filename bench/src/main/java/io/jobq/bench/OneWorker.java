@@ -109,8 +109,10 @@ final class OneWorker {
         }
         long failed = db.queryLong("SELECT count(*) FROM jobs WHERE state NOT IN ('done', 'queued', 'running')");
         long notDone = db.queryLong("SELECT count(*) FROM jobs WHERE state <> 'done'");
-        if (failed != 0 || (counted == jobs && notDone != 0)) {
-            throw new BenchException(notDone + " jobs not done (" + failed + " failed) after jobq " + name);
+        long doneRows = db.queryLong("SELECT count(*) FROM jobs WHERE state = 'done'");
+        if (failed != 0 || (counted == jobs && notDone != 0) || doneRows < counted) {
+            throw new BenchException(notDone + " jobs not done (" + failed + " failed), " + doneRows + " done of " + counted
+                    + " counted, after jobq " + name);
         }
         return Drain.timed(counted, start, firstJob.get(), end, claims.get() == 0 ? Double.NaN : (double) claimed.get() / claims.get());
     }

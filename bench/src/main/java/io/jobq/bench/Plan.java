@@ -97,10 +97,13 @@ public record Plan(
                 || enqueueJobs < 1 || enqueueBatches < 1 || growthRows < 1 || growthJobs < 1) {
             throw new IllegalArgumentException("every job count and the run count must be >= 1");
         }
-        if (throughputBox.isNegative() || throughputBox.isZero()) throw new IllegalArgumentException("throughputBox must be > 0");
+        if (throughputBox.isNegative() || throughputBox.isZero() || throughputBox.compareTo(Duration.ofHours(1)) > 0) {
+            throw new IllegalArgumentException("throughputBox must be 1 s to 1 hour");
+        }
         if (concurrencies.isEmpty()) throw new IllegalArgumentException("concurrencies must not be empty");
-        if (workerCounts.isEmpty() || workerCounts.stream().anyMatch(w -> w < 1)) {
-            throw new IllegalArgumentException("workerCounts must not be empty, and each must be >= 1");
+        if (workerCounts.isEmpty() || workerCounts.stream().anyMatch(w -> w < 1 || w > 64)
+                || workerCounts.stream().distinct().count() != workerCounts.size()) {
+            throw new IllegalArgumentException("workerCounts must not be empty, each 1-64 and distinct");
         }
         if (latencyGapMinMs < 0 || latencyGapMaxMs < latencyGapMinMs) {
             throw new IllegalArgumentException("latency gaps must satisfy 0 <= min <= max");

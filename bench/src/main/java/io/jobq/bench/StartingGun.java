@@ -71,8 +71,14 @@ final class StartingGun {
             if (failure.get() != null) throw new BenchException(what + " failed: " + failure.get(), failure.get());
             return timed;
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
             stop.run();
+            // The caller closes what the loops use once this returns: let them end first.
+            try {
+                for (Thread t : threads) t.join(Duration.ofSeconds(10));
+            } catch (InterruptedException again) {
+                // interrupted twice: give up waiting
+            }
+            Thread.currentThread().interrupt();
             throw new BenchException("interrupted");
         }
     }

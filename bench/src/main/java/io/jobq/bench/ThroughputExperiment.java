@@ -9,13 +9,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Experiment 2, throughput of jobq's own worker runtime: {@link Plan#throughputJobs()} no-op jobs
  * enqueued up front, then W in-process workers (each its own claim loop and its own connection pool)
  * drain them. For each {@link ClaimStrategy} and worker count, {@link Plan#runs()} runs; jobs/s is
- * jobs ÷ (last completion − start), by this JVM's monotonic clock, or, when the jobs outlast
+ * jobs ÷ (last completion − first claim), by this JVM's monotonic clock, or, when the jobs outlast
  * {@link Plan#throughputBox()}, the jobs completed within it ÷ it. Fair claim order, as in production.
  *
  * <p>A worker of the batch row has 10 slots and a claim batch of 10, which is how jobq is configured
@@ -25,8 +26,18 @@ import java.util.concurrent.atomic.AtomicLong;
 record ThroughputExperiment(BenchDatabase db, Plan plan, Progress progress) {
 
     List<Cell> run() {
-        return Cell.measure(plan, progress, "throughput %s, %d worker(s)", this::runOnce);
+        return Cell.measure(plan, progress, PROGRESS, this::runOnce);
     }
+
+    /**
+     * This experiment and the floor's, each run of a cell followed at once by the floor's same run
+     * ({@link Cell#measurePaired}): the report's "fraction of the floor" divides runs made side by side.
+     */
+    Cell.Paired runBesideFloor(FloorExperiment floor) {
+        return Cell.measurePaired(plan, progress, PROGRESS, this::runOnce, FloorExperiment.PROGRESS, floor::runOnce);
+    }
+
+    private static final String PROGRESS = "throughput %s, %d worker(s)";
 
     /**
      * The deployment shape: for each c of {@link Plan#concurrencies()}, ONE worker with c slots (as
@@ -66,9 +77,13 @@ record ThroughputExperiment(BenchDatabase db, Plan plan, Progress progress) {
         int n = plan.throughputJobs();
         NoopJobs.enqueue(db, n);
         CountDownLatch done = new CountDownLatch(n);
+        AtomicLong firstClaim = new AtomicLong();
+        AtomicBoolean timing = new AtomicBoolean(true);
         WorkerListener listener = new WorkerListener() {
             @Override
             public void claimed(List<Job> jobs) {
+                firstClaim.compareAndSet(0, System.nanoTime());
+                if (!timing.get()) return; // claims after the box (or given back at close) are not in the mean
                 claims.incrementAndGet();
                 claimed.addAndGet(jobs.size());
             }
@@ -90,16 +105,21 @@ record ThroughputExperiment(BenchDatabase db, Plan plan, Progress progress) {
         long counted;
         try (WorkerGroup group = new WorkerGroup(db, "tp-" + s.name().toLowerCase() + "-" + workers, workers, poolSize,
                 s.storeOptions(), HandlerRegistry.withBuiltIns(), settings, listener)) {
-            start = System.nanoTime();
             group.start();
+            // Timed from the first claim, as the floor's loops are timed from their first (already connected)
+            // and the one-worker rows and the peers from their first job: the workers' start-up (threads,
+            // announcing, a first maintenance pass) is not queue throughput, and in a short box it would weigh.
+            Waits.until(() -> firstClaim.get() != 0, Duration.ofMillis(1), Duration.ofMinutes(1), "the first claim");
+            start = firstClaim.get();
             try {
-                done.await(plan.throughputBox().toNanos(), TimeUnit.NANOSECONDS);
+                done.await(start + plan.throughputBox().toNanos() - System.nanoTime(), TimeUnit.NANOSECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new BenchException("interrupted");
             }
             end = System.nanoTime();
             counted = n - done.getCount(); // all n, or those done within the box
+            timing.set(false);
         }
         if (counted == 0) throw new BenchException("no job was done within " + plan.throughputBox().toSeconds() + " s");
         // Closing gave back what was claimed and not started; nothing may have failed, and every job counted is done.
