@@ -25,7 +25,9 @@ import org.jooq.util.postgres.PostgresUtils;
  * {@code FloorStatementsTest} checks that, setter by setter.
  *
  * <p>Binds are {@link Integer}, {@link Long}, {@link String}, or arrays of those and of {@link Double}
- * (elements may be null); anything else is a programming error.
+ * (elements may be null); anything else is a programming error. Executing past jOOQ also passes by its
+ * execute listeners and per-query settings (timeouts, fetch size): jobq configures none; one that did
+ * would have to set them here too.
  *
  * @param sql the statement as jOOQ rendered it, with {@code ?} placeholders
  * @param order for each {@code ?} in {@code sql}, which bind it takes: the template's {@code {n}} in the order

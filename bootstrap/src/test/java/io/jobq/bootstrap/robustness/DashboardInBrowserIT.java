@@ -62,7 +62,9 @@ class DashboardInBrowserIT {
                 browser.findElement(By.linkText("Dead letters")).click();
                 awaitOnReload(browser, () -> !browser.findElements(By.cssSelector("tr[data-id='" + dead + "']")).isEmpty());
                 browser.findElement(By.cssSelector("tr[data-id='" + dead + "'] form[action$='/retry'] button")).click();
-                assertThat(browser.getCurrentUrl()).endsWith("/ui/jobs/" + dead + "?done=retried");
+                // The click submits a form; on a loaded machine chromedriver can return before the POST's
+                // redirect lands (a CI run read the list's URL still), so wait for it.
+                new WebDriverWait(browser, WAIT).until(b -> b.getCurrentUrl().endsWith("/ui/jobs/" + dead + "?done=retried"));
                 assertThat(browser.findElement(By.cssSelector(".message")).getText()).contains("moved back to queued");
                 // the fail task succeeds on its second attempt: the page reloads itself while the job is live
                 new WebDriverWait(browser, WAIT).until(b -> "done".equals(b.findElement(By.id("status")).getText()));
