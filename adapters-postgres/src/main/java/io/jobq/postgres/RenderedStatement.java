@@ -29,16 +29,32 @@ import org.jooq.util.postgres.PostgresUtils;
  * execute listeners and per-query settings (timeouts, fetch size): jobq configures none; one that did
  * would have to set them here too.
  *
- * @param sql the statement as jOOQ rendered it, with {@code ?} placeholders
- * @param order for each {@code ?} in {@code sql}, which bind it takes: the template's {@code {n}} in the order
- *     they appear in its text (the claim's {@code {3}}, its queue, comes first)
  */
-record RenderedStatement(String sql, int[] order) {
+final class RenderedStatement {
     private static final Pattern PLACEHOLDER = Pattern.compile("\\{(\\d+)}");
 
-    RenderedStatement {
-        Objects.requireNonNull(sql, "sql");
-        Objects.requireNonNull(order, "order");
+    private final String sql;
+    private final int[] order;
+    /** How many binds a call hands in: the highest placeholder number + 1. */
+    private final int binds;
+
+    /**
+     * @param sql the statement as jOOQ rendered it, with {@code ?} placeholders
+     * @param order for each {@code ?} in {@code sql}, which bind it takes: the template's {@code {n}} in the
+     *     order they appear in its text (the claim's {@code {3}}, its queue, comes first)
+     */
+    RenderedStatement(String sql, int[] order) {
+        this.sql = Objects.requireNonNull(sql, "sql");
+        this.order = Objects.requireNonNull(order, "order").clone();
+        this.binds = Arrays.stream(order).max().orElse(-1) + 1;
+    }
+
+    String sql() {
+        return sql;
+    }
+
+    int[] order() {
+        return order.clone();
     }
 
     /**
@@ -57,9 +73,9 @@ record RenderedStatement(String sql, int[] order) {
      */
     static RenderedStatement of(ResultQuery<?> query, String template) {
         int[] order = placeholders(template);
-        int binds = query.getBindValues().size();
-        if (order.length != binds) {
-            throw new IllegalStateException("the template has " + order.length + " placeholders where jOOQ binds " + binds);
+        int jooqBinds = query.getBindValues().size();
+        if (order.length != jooqBinds) {
+            throw new IllegalStateException("the template has " + order.length + " placeholders where jOOQ binds " + jooqBinds);
         }
         return new RenderedStatement(query.getSQL(), order);
     }
@@ -76,15 +92,14 @@ record RenderedStatement(String sql, int[] order) {
      *
      * @throws org.jooq.exception.DataAccessException wrapping the driver's {@link SQLException}, as jOOQ's own calls do
      */
-    Result<Record> fetch(DSLContext dsl, Table<?> table, Object... binds) {
-        int needed = Arrays.stream(order).max().orElse(-1) + 1;
+    Result<Record> fetch(DSLContext dsl, Table<?> table, Object... values) {
         // An array passed alone would be spread into the varargs: refuse rather than bind its elements.
-        if (binds.length != needed) {
-            throw new IllegalArgumentException("the statement takes " + needed + " binds, got " + binds.length);
+        if (values.length != binds) {
+            throw new IllegalArgumentException("the statement takes " + binds + " binds, got " + values.length);
         }
         return dsl.connectionResult(c -> {
             try (PreparedStatement ps = c.prepareStatement(sql)) {
-                for (int i = 0; i < order.length; i++) bind(ps, i + 1, binds[order[i]]);
+                for (int i = 0; i < order.length; i++) bind(ps, i + 1, values[order[i]]);
                 try (ResultSet rs = ps.executeQuery()) {
                     return dsl.fetch(rs, table.fields());
                 }
