@@ -33,7 +33,7 @@ import org.jooq.impl.DSL;
 public record JobqSchema(String name) {
     private static final Pattern NAME = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
     /** The prefix plain SQL uses before jobq's objects: its tables and its {@code jobq_*} functions. */
-    private static final Pattern PREFIXED = Pattern.compile("\\bjobq\\.(?=(jobs|tenants|queues|measured_runs|workers|schedules|schedule_ticks|schedule_revisions|api_keys|quarantined_rows|jobq_\\w+)\\b)");
+    private static final Pattern PREFIXED = Pattern.compile("\\bjobq\\.(?=(jobs|tenants|queues|measured_runs|workers|schedules|schedule_ticks|schedule_revisions|api_keys|quarantined_rows|upkeep_turn|jobq_\\w+)\\b)");
     /** The schema itself named in plain SQL, for catalog lookups that must not need USAGE on it. */
     private static final String NAMESPACE = "'jobq'::regnamespace";
     /** jOOQ configuration data key under which a context made here carries its schema. */

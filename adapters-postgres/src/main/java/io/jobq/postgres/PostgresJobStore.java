@@ -726,6 +726,13 @@ public final class PostgresJobStore implements JobStore {
     }
 
     @Override
+    public boolean takeUpkeepTurn(WorkerId worker, Duration gap) {
+        Objects.requireNonNull(worker, "worker");
+        if (gap.isNegative()) throw new IllegalArgumentException("gap must not be negative, was " + gap);
+        return run("take the upkeep turn", () -> UpkeepTurn.take(dsl, worker, gap));
+    }
+
+    @Override
     public void workerAlive(WorkerId id, Collection<QueueName> queues, Collection<io.jobq.domain.job.TaskName> tasks, Duration beat) {
         run("worker alive", () -> {
             WorkerRegistry.alive(dsl, id, queues, tasks, beat);

@@ -141,7 +141,7 @@ class ApplicationDatabaseTest {
 
         @BeforeEach
         void setUp() {
-            db.execute("TRUNCATE jobq.jobs, jobq.tenants, jobq.queues, jobq.measured_runs, jobq.workers, jobq.schedules, jobq.schedule_ticks, jobq.api_keys RESTART IDENTITY");
+            db.execute("TRUNCATE jobq.jobs, jobq.tenants, jobq.queues, jobq.measured_runs, jobq.workers, jobq.schedules, jobq.schedule_ticks, jobq.api_keys, jobq.upkeep_turn RESTART IDENTITY");
             store = new PostgresJobStore(app);
         }
 

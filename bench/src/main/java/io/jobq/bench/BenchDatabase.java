@@ -148,7 +148,7 @@ public final class BenchDatabase implements AutoCloseable {
 
     /** Empties jobs, tenants and queue settings between runs; every worker must be stopped. */
     public void reset() {
-        execute("TRUNCATE jobs, tenants, queues, measured_runs, workers, schedules, schedule_ticks, api_keys");
+        execute("TRUNCATE jobs, tenants, queues, measured_runs, workers, schedules, schedule_ticks, api_keys, upkeep_turn");
         // The next run starts from clean tables and statistics, not from 20,000 dead tuples.
         execute("VACUUM ANALYZE jobs");
         execute("VACUUM ANALYZE tenants");

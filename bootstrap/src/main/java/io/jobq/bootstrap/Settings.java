@@ -80,7 +80,7 @@ final class Settings {
     static final Setting<Duration> GRACE_PERIOD = worker("JOBQ_GRACE_PERIOD", duration(Duration.ZERO),
             WORKER.gracePeriod(), "On SIGTERM, how long in-hand jobs may run to finish.");
     static final Setting<Duration> MAINTENANCE_INTERVAL = worker("JOBQ_MAINTENANCE_INTERVAL", duration(MIN_INTERVAL),
-            WORKER.maintenanceInterval(), "How often each worker reaps expired leases and promotes due jobs (jittered).");
+            WORKER.maintenanceInterval(), "Upkeep period (reap, promote), one pass a period across all workers.");
     static final Setting<Boolean> LISTEN = worker("JOBQ_LISTEN", bool(), WORKER.listen(),
             "Wake workers with LISTEN/NOTIFY; false = poll only.");
     static final Setting<Long> MAX_REQUEST_BYTES = http("JOBQ_MAX_REQUEST_BYTES",

@@ -131,6 +131,11 @@ public class ForwardingJobStore implements JobStore {
     }
 
     @Override
+    public boolean takeUpkeepTurn(WorkerId worker, Duration gap) {
+        return delegate().takeUpkeepTurn(worker, gap);
+    }
+
+    @Override
     public void workerAlive(WorkerId id, Collection<QueueName> queues, Collection<io.jobq.domain.job.TaskName> tasks, Duration beat) {
         delegate().workerAlive(id, queues, tasks, beat);
     }

@@ -30,7 +30,7 @@ public record TestDatabase(String name, String jdbcUrl, HikariDataSource dataSou
 
     /** Empties the queue's tables and restarts the job ids at 1: the set-up of a test sharing the class's database. */
     public void emptyTables() {
-        execute("TRUNCATE jobs, tenants, queues, measured_runs, workers, schedules, schedule_ticks, api_keys RESTART IDENTITY");
+        execute("TRUNCATE jobs, tenants, queues, measured_runs, workers, schedules, schedule_ticks, api_keys, upkeep_turn RESTART IDENTITY");
     }
 
     /**

@@ -353,8 +353,24 @@ public interface JobStore extends ScheduleStore, ApiKeyStore {
     }
 
     /**
-     * The store's own cleanup, for when the database will not do it: every worker's maintenance pass calls
-     * this (about once a second); the store decides, cheaply and rate-limited, whether anything is due. The
+     * Whether {@code worker} should run the queue's upkeep ({@link #reapExpiredLeases}, {@link #promoteDue},
+     * {@link #deleteFinished}, {@link #vacuumIfNeeded}) now: true, and recorded as its turn, unless some worker
+     * took a turn less than {@code gap} ago by the store's clock (or the last turn lies in the store's future,
+     * after its clock was set back: then the turn is taken at once). So N workers whose periods are longer
+     * than {@code gap} make about one upkeep pass a period between them, not N. Upkeep stays safe from many
+     * workers at once (turns are a saving, not a lock: a pass longer than the gap overlaps the next).
+     *
+     * @param gap at least zero; a worker passes about three quarters of its maintenance interval, so that
+     *     alone it never misses its own turn
+     * @return true if this call took the turn; a store that does not share upkeep keeps this default
+     */
+    default boolean takeUpkeepTurn(WorkerId worker, Duration gap) {
+        return true;
+    }
+
+    /**
+     * The store's own cleanup, for when the database will not do it: the maintenance pass calls
+     * this (about once a second, taken in turns by the workers); the store decides, cheaply and rate-limited, whether anything is due. The
      * PostgreSQL store VACUUMs a jobq table whose dead rows passed its autovacuum threshold while autovacuum
      * is off for it, one worker at a time, at most once a minute per worker by default.
      *

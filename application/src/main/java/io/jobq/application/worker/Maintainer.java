@@ -11,8 +11,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * This worker's share of the queue's upkeep, on its own thread, about every
- * {@link WorkerSettings#maintenanceInterval()} (±20% jitter, so many workers do not run it in lockstep):
+ * This worker's share of the queue's upkeep, on its own thread. About every
+ * {@link WorkerSettings#maintenanceInterval()} (±20% jitter, so many workers do not wake in lockstep) it
+ * asks the store for the upkeep turn ({@link JobStore#takeUpkeepTurn}, with a gap of {@value #TURN_GAP}
+ * of its interval, below the jitter's least period so that a lone worker never misses its own turn), and
+ * if it gets it makes one pass. Upkeep is about the whole queue, so N workers need not make N passes a
+ * period between them; they make about one. A worker whose own leases may have lapsed unheard passes
+ * without asking, but does not reap (below).
  * <ol>
  *   <li>{@link JobStore#reapExpiredLeases reap} runs whose lease expired (their worker crashed or froze),
  *       unless a lease of this worker's own may have lapsed unheard ({@link LeaseKeeper#ownLeasesCurrent}):
@@ -55,10 +60,27 @@ final class Maintainer {
         this.stop = stop;
     }
 
+    /** The upkeep turn's gap, as a fraction of the maintenance interval (see the class comment). */
+    static final double TURN_GAP = 0.75;
+
     /** The maintenance loop; returns once {@code stop} is thrown. */
     void loop() {
         while (!stop.pause(jittered(settings.maintenanceInterval()))) {
-            pass();
+            if (myTurn()) pass();
+        }
+    }
+
+    /**
+     * Whether to pass this period. A worker whose own leases are not known to be current passes regardless:
+     * it will not reap, and its pass must not use up the turn of a worker that could.
+     */
+    private boolean myTurn() {
+        if (!leases.ownLeasesCurrent()) return true;
+        try {
+            return store.takeUpkeepTurn(worker, Duration.ofNanos((long) (settings.maintenanceInterval().toNanos() * TURN_GAP)));
+        } catch (Throwable e) {
+            errors.maintenanceError("take the upkeep turn", e);
+            return false;
         }
     }
 

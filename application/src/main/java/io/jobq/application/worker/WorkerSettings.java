@@ -34,8 +34,9 @@ import java.util.Optional;
  * @param listen whether to start the {@link io.jobq.application.port.WakeupChannel}; false is
  *     polling-only mode, for benchmarks. Default: true.
  * @param maintenanceEnabled whether this worker reaps expired leases and promotes due jobs. Default: true.
- * @param maintenanceInterval the mean period of maintenance, each period jittered uniformly by ±20%
- *     so many workers do not run it in lockstep; positive. Default: 1 s.
+ * @param maintenanceInterval the mean period between this worker's asks for the upkeep turn (the queue's
+ *     maintenance: one pass a period across all workers, by whichever gets the turn), each period jittered
+ *     uniformly by ±20% so that many workers do not ask in lockstep; positive. Default: 1 s.
  * @param maintenanceBatchLimit most jobs one reap or promote statement touches; a full batch is
  *     followed at once by another; 1..100,000. Default: 1,000.
  * @param gracePeriod how long {@link Worker#close()} waits for in-hand jobs to finish; zero abandons

@@ -1,0 +1,34 @@
+package io.jobq.postgres;
+
+import io.jobq.domain.lease.WorkerId;
+import java.time.Duration;
+import org.jooq.DSLContext;
+import org.jooq.impl.SQLDataType;
+
+import static org.jooq.impl.DSL.val;
+
+/**
+ * The {@code upkeep_turn} row (schema V12): which worker ran the queue's upkeep last, and when, so that
+ * N workers make about one upkeep pass a period between them instead of N.
+ */
+final class UpkeepTurn {
+    /**
+     * One autocommit statement: the turn is taken (the row written) only if the last one is at least the gap
+     * old by the server's clock, or lies in the future (a clock set back, a hand edit). A loser writes
+     * nothing; the row lock it may briefly wait for is held only for this statement. A missing row (a hand
+     * delete) is inserted, so it cannot stop upkeep.
+     */
+    private static final String TAKE = """
+            INSERT INTO jobq.upkeep_turn AS u (id, taken_by, taken_at) VALUES (true, {0}, now())
+            ON CONFLICT (id) DO UPDATE SET taken_by = excluded.taken_by, taken_at = excluded.taken_at
+            WHERE u.taken_at <= now() - {1} * interval '1 millisecond' OR u.taken_at > now()
+            RETURNING true""";
+
+    private UpkeepTurn() {}
+
+    /** @return whether {@code worker} took the turn */
+    static boolean take(DSLContext dsl, WorkerId worker, Duration gap) {
+        return !dsl.resultQuery(JobqSchema.of(dsl).sql(TAKE), worker.value(), val(gap.toMillis(), SQLDataType.BIGINT))
+                .fetch().isEmpty();
+    }
+}
