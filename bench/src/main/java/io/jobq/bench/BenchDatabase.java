@@ -27,12 +27,14 @@ public final class BenchDatabase implements AutoCloseable {
     /** Used when neither --database-url nor DATABASE_URL is given. */
     public static final String DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/" + NAME;
 
+    private final String name;
     private final DatabaseUrl url;
     private final DatabaseUrl admin;
     private final boolean keep;
     private final HikariDataSource control;
 
-    private BenchDatabase(DatabaseUrl url, DatabaseUrl admin, boolean keep, HikariDataSource control) {
+    private BenchDatabase(String name, DatabaseUrl url, DatabaseUrl admin, boolean keep, HikariDataSource control) {
+        this.name = name;
         this.url = url;
         this.admin = admin;
         this.keep = keep;
@@ -46,21 +48,34 @@ public final class BenchDatabase implements AutoCloseable {
      * @param keep whether {@link #close()} leaves the database in place for inspection
      */
     public static BenchDatabase createFresh(String serverUrl, boolean keep) throws SQLException {
-        DatabaseUrl url = DatabaseUrl.parse(serverUrl).withDatabase(NAME);
+        return create(DatabaseUrl.parse(serverUrl), NAME, keep);
+    }
+
+    /**
+     * A second jobq database beside this one, {@value #NAME}_{@code suffix} on the same server, fresh and
+     * migrated (as {@link #createFresh}), so that an experiment can alternate runs between two tables; its
+     * {@link #close()} drops it, or keeps it with {@code --keep} as this one.
+     */
+    public BenchDatabase createMigratedSibling(String suffix) throws SQLException {
+        return create(url, NAME + "_" + suffix, keep);
+    }
+
+    private static BenchDatabase create(DatabaseUrl server, String name, boolean keep) throws SQLException {
+        DatabaseUrl url = server.withDatabase(name);
         DatabaseUrl admin = url.withDatabase("postgres");
         try (Connection c = DriverManager.getConnection(admin.jdbcUrl()); Statement st = c.createStatement()) {
-            st.execute("DROP DATABASE IF EXISTS " + NAME + " WITH (FORCE)");
-            st.execute("CREATE DATABASE " + NAME);
+            st.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+            st.execute("CREATE DATABASE " + name);
             // jobq qualifies its own statements; the experiments' SQL (alternative claim queries, fixtures)
             // names jobq's tables unqualified, so every session of this database finds them first.
-            st.execute("ALTER DATABASE " + NAME + " SET search_path = jobq, public");
+            st.execute("ALTER DATABASE " + name + " SET search_path = jobq, public");
         }
         HikariDataSource control = PostgresPool.create(url.jdbcUrl(), 4, "bench-control", Duration.ofSeconds(10));
         Migrations.migrate(control);
-        return new BenchDatabase(url, admin, keep, control);
+        return new BenchDatabase(name, url, admin, keep, control);
     }
 
-    /** The JDBC URL of {@value #NAME}, with credentials. */
+    /** The JDBC URL of this database, with credentials. */
     public String jdbcUrl() {
         return url.jdbcUrl();
     }
@@ -214,9 +229,9 @@ public final class BenchDatabase implements AutoCloseable {
         control.close();
         if (keep) return;
         try (Connection c = DriverManager.getConnection(admin.jdbcUrl()); Statement st = c.createStatement()) {
-            st.execute("DROP DATABASE IF EXISTS " + NAME + " WITH (FORCE)");
+            st.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
         } catch (SQLException e) {
-            System.err.println("jobq-bench: could not drop " + NAME + ": " + e.getMessage());
+            System.err.println("jobq-bench: could not drop " + name + ": " + e.getMessage());
         }
     }
 }

@@ -6,10 +6,12 @@ import java.util.List;
 /**
  * Table growth: does a table full of finished jobs slow claims down? jobq drains
  * {@link Plan#growthJobs()} queued no-op jobs with one worker of the launcher's default
- * {@value #CONCURRENCY} slots ({@link OneWorker}), first with the table otherwise empty, then beside
- * {@link Plan#growthRows()} done rows of another tenant, inserted with one
- * {@code INSERT … SELECT generate_series} and vacuumed and analysed before measuring (as autovacuum
- * would have by then). {@link Plan#runs()} runs each; the report compares their medians.
+ * {@value #CONCURRENCY} slots ({@link OneWorker}), in two jobq databases on the same server: this one, with
+ * its table otherwise empty, and a sibling holding {@link Plan#growthRows()} done rows of another tenant,
+ * inserted with one {@code INSERT … SELECT generate_series} and vacuumed and analysed before measuring (as
+ * autovacuum would have by then). The runs go in pairs, one in each database back to back, the first of
+ * a pair alternating, so that the machine's drift (its rates move by half within minutes) falls on both
+ * sides alike; {@link Plan#runs()} pairs; the report compares the medians.
  */
 record GrowthExperiment(BenchDatabase db, Plan plan, Progress progress) {
     static final int CONCURRENCY = 4;
@@ -45,39 +47,50 @@ record GrowthExperiment(BenchDatabase db, Plan plan, Progress progress) {
     }
 
     Result run() {
-        // Not counted: a first drain in a fresh JVM pays for JIT, and would make the empty table look slow.
+        // Not counted: a first drain in a fresh JVM pays for JIT, and would make the first table look slow.
         db.reset();
         NoopJobs.enqueue(db, Math.min(WARM_UP_JOBS, plan.growthJobs()));
         OneWorker.drain(db, "growth-warm-up", CONCURRENCY, 0, Math.min(WARM_UP_JOBS, plan.growthJobs()));
-        List<Double> empty = new ArrayList<>();
-        for (int r = 1; r <= plan.runs(); r++) {
-            db.reset();
-            empty.add(drain("empty table", r));
+        try (BenchDatabase grownDb = db.createMigratedSibling("grown")) {
+            long t0 = System.nanoTime();
+            grownDb.execute("INSERT INTO tenants (queue, tenant) VALUES ('default', 'filler')");
+            grownDb.execute(FILL.formatted(plan.growthRows()));
+            grownDb.execute("VACUUM ANALYZE jobs");
+            double fillSeconds = (System.nanoTime() - t0) / 1e9;
+            long bytes = grownDb.queryLong("SELECT pg_total_relation_size('jobs')");
+            progress.step("growth: %s done rows inserted and vacuumed in %s (jobs table %d MB)", Format.count(plan.growthRows()),
+                    Format.seconds(fillSeconds), bytes / (1024 * 1024));
+            List<Double> empty = new ArrayList<>();
+            List<Double> grown = new ArrayList<>();
+            for (int r = 1; r <= plan.runs(); r++) {
+                boolean emptyFirst = r % 2 == 1;
+                if (emptyFirst) empty.add(drainEmpty(r));
+                grown.add(drainGrown(grownDb, r));
+                if (!emptyFirst) empty.add(drainEmpty(r));
+            }
+            long filler = grownDb.queryLong("SELECT count(*) FROM jobs WHERE tenant = 'filler' AND state = 'done'");
+            if (filler != plan.growthRows()) throw new BenchException("growth: " + filler + " filler rows left of " + plan.growthRows());
+            return new Result(plan.growthRows(), empty, grown, fillSeconds, bytes);
+        } catch (java.sql.SQLException e) {
+            throw new BenchException("growth: cannot create the second database: " + e.getMessage(), e);
         }
-        db.reset();
-        long t0 = System.nanoTime();
-        db.execute("INSERT INTO tenants (queue, tenant) VALUES ('default', 'filler')");
-        db.execute(FILL.formatted(plan.growthRows()));
-        db.execute("VACUUM ANALYZE jobs");
-        double fillSeconds = (System.nanoTime() - t0) / 1e9;
-        long bytes = db.queryLong("SELECT pg_total_relation_size('jobs')");
-        progress.step("growth: %s done rows inserted and vacuumed in %s (jobs table %d MB)", Format.count(plan.growthRows()),
-                Format.seconds(fillSeconds), bytes / (1024 * 1024));
-        List<Double> grown = new ArrayList<>();
-        for (int r = 1; r <= plan.runs(); r++) {
-            // The previous run's jobs go; the filler stays.
-            db.execute("DELETE FROM jobs WHERE tenant = 'bench'");
-            db.execute("VACUUM ANALYZE jobs");
-            grown.add(drain(Format.count(plan.growthRows()) + " done rows", r));
-        }
-        long filler = db.queryLong("SELECT count(*) FROM jobs WHERE tenant = 'filler' AND state = 'done'");
-        if (filler != plan.growthRows()) throw new BenchException("growth: " + filler + " filler rows left of " + plan.growthRows());
-        return new Result(plan.growthRows(), empty, grown, fillSeconds, bytes);
     }
 
-    private double drain(String beside, int run) {
-        NoopJobs.enqueue(db, plan.growthJobs());
-        Drain d = OneWorker.drain(db, "growth", CONCURRENCY, 0, plan.growthJobs());
+    private double drainEmpty(int run) {
+        db.reset();
+        return drain(db, "empty table", run);
+    }
+
+    private double drainGrown(BenchDatabase grownDb, int run) {
+        // The previous run's jobs go; the filler stays.
+        grownDb.execute("DELETE FROM jobs WHERE tenant = 'bench'");
+        grownDb.execute("VACUUM ANALYZE jobs");
+        return drain(grownDb, Format.count(plan.growthRows()) + " done rows", run);
+    }
+
+    private double drain(BenchDatabase in, String beside, int run) {
+        NoopJobs.enqueue(in, plan.growthJobs());
+        Drain d = OneWorker.drain(in, "growth", CONCURRENCY, 0, plan.growthJobs());
         progress.step("growth, %s, run %d/%d: %s jobs/s", beside, run, plan.runs(), Format.rate(d.jobsPerSecond()));
         return d.jobsPerSecond();
     }

@@ -107,7 +107,8 @@ final class PeerReport {
         return "Table growth. " + Format.count(p.growthJobs()) + " no-op jobs drained by one worker with "
                 + GrowthExperiment.CONCURRENCY + " slots, median of " + p.runs() + " run(s),\nwith and without "
                 + Format.count(g.doneRows()) + " finished rows in the table (inserted and vacuumed in "
-                + Format.seconds(g.fillSeconds()) + ", before timing;\ntarget: within 20%):\n\n" + t.render();
+                + Format.seconds(g.fillSeconds()) + ", before timing),\nin two databases on one server, run in pairs back to back"
+                + " (target: within 20%):\n\n" + t.render();
     }
 
     static String raw(Results r) {
