@@ -107,13 +107,7 @@ final class OneWorker {
                         + "+ (SELECT count(*) FROM jobs WHERE state = 'running')") == 0, Duration.ofMinutes(15), "jobq " + name);
             }
         }
-        long failed = db.queryLong("SELECT count(*) FROM jobs WHERE state NOT IN ('done', 'queued', 'running')");
-        long notDone = db.queryLong("SELECT count(*) FROM jobs WHERE state <> 'done'");
-        long doneRows = db.queryLong("SELECT count(*) FROM jobs WHERE state = 'done'");
-        if (failed != 0 || (counted == jobs && notDone != 0) || doneRows < counted) {
-            throw new BenchException(notDone + " jobs not done (" + failed + " failed), " + doneRows + " done of " + counted
-                    + " counted, after jobq " + name);
-        }
+        Drain.checkDone(db, counted, counted == jobs, "jobq " + name);
         return Drain.timed(counted, start, firstJob.get(), end, claims.get() == 0 ? Double.NaN : (double) claimed.get() / claims.get());
     }
 }

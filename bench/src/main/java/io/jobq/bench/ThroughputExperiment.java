@@ -122,12 +122,7 @@ record ThroughputExperiment(BenchDatabase db, Plan plan, Progress progress) {
             timing.set(false);
         }
         if (counted == 0) throw new BenchException("no job was done within " + plan.throughputBox().toSeconds() + " s");
-        // Closing gave back what was claimed and not started; nothing may have failed, and every job counted is done.
-        long bad = db.queryLong("SELECT count(*) FROM jobs WHERE state NOT IN ('done', 'queued', 'running')");
-        long doneRows = db.queryLong("SELECT count(*) FROM jobs WHERE state = 'done'");
-        if (bad != 0 || doneRows < counted) {
-            throw new BenchException(bad + " jobs failed, " + doneRows + " done of " + counted + " counted, after a throughput run");
-        }
-        return counted / (Duration.ofNanos(end - start).toNanos() / 1e9);
+        Drain.checkDone(db, counted, counted == n, "a throughput run");
+        return counted / ((end - start) / 1e9);
     }
 }
