@@ -587,6 +587,15 @@ public final class InMemoryJobStore implements JobStore {
 
     private final Map<WorkerId, WorkerRow> workers = new java.util.TreeMap<>(Comparator.comparing(WorkerId::value));
 
+    /**
+     * Every ask gets the turn: this store serves one process, where turns would save nothing (the gap is
+     * the database store's concern, tested there). Counted, and failable, like any other call.
+     */
+    @Override
+    public boolean takeUpkeepTurn(WorkerId worker, Duration gap) {
+        return tx("takeUpkeepTurn", () -> true);
+    }
+
     @Override
     public void workerAlive(WorkerId id, Collection<QueueName> queues, Collection<TaskName> tasks, Duration beat) {
         Objects.requireNonNull(id, "id");

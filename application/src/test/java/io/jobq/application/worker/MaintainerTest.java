@@ -45,6 +45,25 @@ class MaintainerTest extends WorkerFixture {
         assertThat(awaitState(id, JobState.DONE).attempts()).isEqualTo(1);
     }
 
+    /**
+     * Asking for the upkeep turn fails (the store is unreachable for that call): each failure is reported,
+     * no pass runs without the turn, and the loop asks again next period: once the store answers, the due
+     * job is promoted and run. With the failure swallowed instead of reported the first check fails; with
+     * the loop ended by it the last one does.
+     */
+    @Test
+    void aFailedAskForTheTurnIsReportedAndTheNextPeriodAsksAgain() {
+        store.setAvailable("takeUpkeepTurn", false);
+        JobId delayed = enqueue(NewJob.of(TENANT, QueueName.DEFAULT, TaskName.of("noop"), "{}").withDelay(Duration.ofSeconds(5)));
+        start(FAST);
+        clock.advance(Duration.ofSeconds(6));
+        Await.until(SOON, "two failed asks reported", () -> events.maintenanceErrors.get() >= 2);
+        assertThat(store.require(delayed).state()).as("promoted without the turn").isEqualTo(JobState.SCHEDULED);
+
+        store.setAvailable("takeUpkeepTurn", true);
+        awaitState(delayed, JobState.DONE);
+    }
+
     @Test
     void aReapThatFailsIsReportedAndPromotionStillRuns() {
         store.setAvailable("reapExpiredLeases", false);
