@@ -85,7 +85,8 @@ public final class PostgresJobStore implements JobStore {
      * @param claimOrder which queued job goes first. Default: {@link ClaimOrder#FAIR}.
      * @param lockMode how a claim treats rows another claimer locked. Default: {@link LockMode#SKIP_LOCKED}.
      * @param selfVacuumInterval how often at most {@link #vacuumIfNeeded()} checks whether a jobq table that
-     *     autovacuum leaves alone needs a VACUUM (and runs it); positive, or empty to never vacuum (the
+     *     autovacuum leaves alone needs a VACUUM (and runs it, unless any worker vacuumed that table within
+     *     this interval, by the server's statistics); positive, or empty to never vacuum (the
      *     warning that autovacuum is off is logged all the same). Default: 1 min, autovacuum's own naptime.
      * @param schema the schema holding jobq's tables (migrated there by {@link Migrations}). Default:
      *     {@link JobqSchema#DEFAULT}.

@@ -10,6 +10,7 @@ import java.sql.SQLException;
 import java.sql.SQLWarning;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -23,7 +24,9 @@ import org.slf4j.LoggerFactory;
  * jobq's own VACUUM, for tables the server's autovacuum will not clean (autovacuum or track_counts off, or
  * the table's autovacuum_enabled = false). Checked at most once per {@code interval} per store; a table is
  * vacuumed once its dead row versions reach its autovacuum threshold (the same storage parameters V3 sets,
- * so the rule has one home), one worker at a time across all processes (a session advisory lock), as plain
+ * so the rule has one home) and nobody vacuumed it within the last {@code interval} by the server's clock
+ * (so N workers vacuum a table about once an interval between them, not N times), one worker at a time
+ * across all processes (a session advisory lock), as plain
  * {@code VACUUM (SKIP_LOCKED, ANALYZE)}: never FULL (no exclusive lock, readers and writers go on), never
  * waiting behind another VACUUM, and with statistics refreshed, as autovacuum would.
  *
@@ -44,6 +47,15 @@ final class SelfVacuum {
                            THEN has_table_privilege(c.oid, 'MAINTAIN') ELSE false END)
             FROM pg_class c, pg_database d
             WHERE c.relnamespace = 'jobq'::regnamespace AND c.relname IN ('jobs', 'tenants') AND d.datname = current_database()""";
+
+    /**
+     * Whether anyone vacuumed the table within the last {@code ?} ms, by the server's clock; a time in the
+     * future (a clock set back) does not count, so it cannot stop vacuuming until the clock catches up.
+     */
+    private static final String VACUUMED_LATELY = """
+            SELECT coalesce(greatest(last_vacuum, last_autovacuum)
+                            BETWEEN now() - ? * interval '1 millisecond' AND now(), false)
+            FROM pg_stat_user_tables WHERE schemaname = ? AND relname = ?""";
 
     private final Optional<Duration> interval;
     private final Set<String> warned = ConcurrentHashMap.newKeySet();
@@ -67,9 +79,9 @@ final class SelfVacuum {
         if (due.isEmpty()) return false;
         // one pooled session for lock, check and VACUUM; the report after it takes another, never two at once
         JobqSchema schema = JobqSchema.of(dsl);
-        boolean ran = dsl.connectionResult(c -> vacuum(c, schema, due));
-        if (ran) report(due, VacuumHealthQuery.read(dsl));
-        return ran;
+        List<TableStats> vacuumed = dsl.connectionResult(c -> vacuum(c, schema, due));
+        if (!vacuumed.isEmpty()) report(vacuumed, VacuumHealthQuery.read(dsl));
+        return !vacuumed.isEmpty();
     }
 
     private synchronized boolean due() {
@@ -80,28 +92,44 @@ final class SelfVacuum {
         return true;
     }
 
-    private boolean vacuum(Connection c, JobqSchema schema, List<TableStats> due) throws SQLException {
+    /** @return the tables it vacuumed: none if another worker holds the lock or vacuumed them lately */
+    private List<TableStats> vacuum(Connection c, JobqSchema schema, List<TableStats> due) throws SQLException {
         boolean autoCommit = c.getAutoCommit();
         if (!autoCommit) c.setAutoCommit(true); // VACUUM cannot run inside a transaction block
         try (Statement st = c.createStatement()) {
             if (!queryBoolean(st, "SELECT pg_try_advisory_lock(" + LOCK_NAMESPACE + ", " + LOCK_VACUUM + ")")) {
-                return false; // another worker is vacuuming right now
+                return List.of(); // another worker is vacuuming right now
             }
             try {
                 if (!queryBoolean(st, schema.sql(MAY_VACUUM))) {
                     notPermitted = true;
                     log.warn("jobq cannot VACUUM its tables: its database role owns neither them nor the database; it will"
                             + " not try again until restarted. Have their owner run VACUUM, or turn autovacuum on (see README, Operations)");
-                    return false;
+                    return List.of();
                 }
-                vacuumWithoutTimeout(c, st, schema, due);
+                List<TableStats> stillDue = new ArrayList<>();
+                for (TableStats t : due) {
+                    if (!vacuumedLately(c, schema, t.table(), interval.orElseThrow())) stillDue.add(t);
+                }
+                if (!stillDue.isEmpty()) vacuumWithoutTimeout(c, st, schema, stillDue); // else another worker just did
+                return stillDue;
             } finally {
                 queryBoolean(st, "SELECT pg_advisory_unlock(" + LOCK_NAMESPACE + ", " + LOCK_VACUUM + ")");
             }
         } finally {
             if (!autoCommit) c.setAutoCommit(false);
         }
-        return true;
+    }
+
+    private static boolean vacuumedLately(Connection c, JobqSchema schema, String table, Duration within) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(VACUUMED_LATELY)) {
+            ps.setLong(1, within.toMillis());
+            ps.setString(2, schema.name());
+            ps.setString(3, table);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() && rs.getBoolean(1);
+            }
+        }
     }
 
     /**

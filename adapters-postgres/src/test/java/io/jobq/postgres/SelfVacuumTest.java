@@ -136,6 +136,30 @@ class SelfVacuumTest {
         }
     }
 
+    /**
+     * Workers take turns at upkeep, but each store keeps its own interval: without a shared check, N workers
+     * would VACUUM a busy table N times an interval. Once one store has vacuumed jobs, another with a
+     * one-minute interval, finding it past the threshold again at once, leaves it alone; the same call from a
+     * store whose interval has already passed since that VACUUM (1 ms: the check's wrong variant) vacuums.
+     */
+    @Test
+    void aTableAnotherWorkerVacuumedWithinTheIntervalIsLeftAlone() throws Exception {
+        churnPastTheThreshold();
+        assertThat(store.vacuumIfNeeded()).as("the first store vacuums").isTrue();
+        Optional<Instant> first = jobs().lastVacuum();
+        assertThat(first).isNotEqualTo(lastVacuumBefore);
+        churnPastTheThreshold();
+
+        PostgresJobStore minutely = storeOn(db.dataSource(), PostgresJobStore.Options.DEFAULTS.withSelfVacuumInterval(Duration.ofMinutes(1)));
+        assertThat(minutely.vacuumIfNeeded()).as("another store, within its minute of that VACUUM").isFalse();
+        assertThat(jobs().lastVacuum()).isEqualTo(first);
+
+        Thread.sleep(5); // past the 1 ms interval of the store below, by the server's clock too
+        PostgresJobStore pastItsInterval = storeOn(db.dataSource(), PostgresJobStore.Options.DEFAULTS.withSelfVacuumInterval(Duration.ofMillis(1)));
+        assertThat(pastItsInterval.vacuumIfNeeded()).as("a store whose interval has passed since").isTrue();
+        assertThat(jobs().lastVacuum()).isNotEqualTo(first);
+    }
+
     @Test
     void twoStoresDoNotVacuumAtTheSameTime() throws Exception {
         churnPastTheThreshold();

@@ -101,7 +101,7 @@ final class Settings {
     static final Setting<Boolean> SELF_VACUUM = worker("JOBQ_SELF_VACUUM", bool(),
             PostgresJobStore.Options.DEFAULTS.selfVacuumInterval().isPresent(),
             "Where autovacuum is off for jobq's tables, workers VACUUM them past autovacuum's threshold (one at a "
-                    + "time, at most once a minute each); false = never.");
+                    + "time, a table once a minute at most); false = never.");
 
     private final Map<Setting<?>, Object> values;
 

@@ -369,10 +369,11 @@ public interface JobStore extends ScheduleStore, ApiKeyStore {
     }
 
     /**
-     * The store's own cleanup, for when the database will not do it: the maintenance pass calls
-     * this (about once a second, taken in turns by the workers); the store decides, cheaply and rate-limited, whether anything is due. The
-     * PostgreSQL store VACUUMs a jobq table whose dead rows passed its autovacuum threshold while autovacuum
-     * is off for it, one worker at a time, at most once a minute per worker by default.
+     * The store's own cleanup, for when the database will not do it: the maintenance pass calls this
+     * (about once a second, taken in turns by the workers); the store decides, cheaply and rate-limited,
+     * whether anything is due. The PostgreSQL store VACUUMs a jobq table whose dead rows passed its
+     * autovacuum threshold while autovacuum is off for it, one worker at a time, at most once a minute per
+     * table across all workers by default.
      *
      * @return true if it cleaned up this time; false when nothing was due, another worker was at it, or
      *     cleanup is disabled or not permitted (a store that needs no cleanup keeps this default)
