@@ -28,7 +28,8 @@ import java.util.Optional;
  *   <li>{@code jobq_listener_failed_attempts}: consecutive failed attempts to establish LISTEN since the
  *       last success, 0 while connected; a growing number means LISTEN cannot work from this worker
  *       (e.g. a transaction-mode pooler in the way);
- *   <li>{@code jobq_maintenance_errors_total}: maintenance passes (reap, promote) that failed;
+ *   <li>{@code jobq_maintenance_errors_total}: failed maintenance steps (asking for the upkeep turn, reap,
+ *       promote, retention, vacuum);
  *   <li>{@code jobq_worker_store_errors_total{operation}}: failed store calls of the worker loop
  *       (claim, heartbeat, complete, fail);
  *   <li>{@code jobq_task_outcomes_total{queue, task, outcome}}: runs this worker recorded, by what they

@@ -14,14 +14,16 @@ import static org.jooq.impl.DSL.val;
 final class UpkeepTurn {
     /**
      * One autocommit statement: the turn is taken (the row written) only if the last one is at least the gap
-     * old by the server's clock, or lies in the future (a clock set back, a hand edit). A loser writes
-     * nothing; the row lock it may briefly wait for is held only for this statement. A missing row (a hand
-     * delete) is inserted, so it cannot stop upkeep.
+     * old by the server's clock, or lies in the future (a clock set back, a hand edit). "The future" is read
+     * from {@code clock_timestamp()}, not {@code now()}: an asker that waited for the row lock re-checks the
+     * winner's row, whose time is after its own transaction's start though not after the present, and must
+     * lose. A loser changes nothing; the row lock it takes or waits for lasts only this statement. A missing
+     * row (a hand delete) is inserted, so it cannot stop upkeep.
      */
     private static final String TAKE = """
             INSERT INTO jobq.upkeep_turn AS u (id, taken_by, taken_at) VALUES (true, {0}, now())
             ON CONFLICT (id) DO UPDATE SET taken_by = excluded.taken_by, taken_at = excluded.taken_at
-            WHERE u.taken_at <= now() - {1} * interval '1 millisecond' OR u.taken_at > now()
+            WHERE u.taken_at <= now() - {1} * interval '1 millisecond' OR u.taken_at > clock_timestamp()
             RETURNING true""";
 
     private UpkeepTurn() {}

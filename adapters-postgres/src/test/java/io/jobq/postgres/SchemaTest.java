@@ -40,6 +40,24 @@ class SchemaTest {
         }
     }
 
+    /**
+     * Plain SQL names jobq's tables with the prefix {@code jobq.}, which {@link JobqSchema#sql} rewrites for
+     * another schema only for the names it knows: a table a migration adds and that list misses would be
+     * read from the wrong schema in every install outside {@code jobq}. So every table the migrations make
+     * must be rewritten.
+     */
+    @Test
+    void everyMigratedTableIsRewrittenForAnotherSchema(TestDatabase db) {
+        List<String> tables = db.dsl().resultQuery("""
+                        SELECT c.relname::text FROM pg_class c
+                        WHERE c.relnamespace = 'jobq'::regnamespace AND c.relkind IN ('r', 'p') AND c.relname <> 'flyway_schema_history'
+                        ORDER BY 1""").fetch(0, String.class);
+        assertThat(tables).contains("jobs", "upkeep_turn");
+        for (String t : tables) {
+            assertThat(JobqSchema.of("billing").sql("SELECT 1 FROM jobq." + t)).as("table %s", t).isEqualTo("SELECT 1 FROM billing." + t);
+        }
+    }
+
     @Test
     void timeColumnsAreTimestamptzAndDocumentsAreJsonb(TestDatabase db) {
         Map<String, String> types = db.dsl().resultQuery(

@@ -71,8 +71,14 @@ public final class BenchDatabase implements AutoCloseable {
             st.execute("ALTER DATABASE " + name + " SET search_path = jobq, public");
         }
         HikariDataSource control = PostgresPool.create(url.jdbcUrl(), 4, "bench-control", Duration.ofSeconds(10));
-        Migrations.migrate(control);
-        return new BenchDatabase(name, url, admin, keep, control);
+        BenchDatabase db = new BenchDatabase(name, url, admin, keep, control);
+        try {
+            Migrations.migrate(control);
+        } catch (RuntimeException e) {
+            db.close(); // the pool, and the database unless --keep
+            throw e;
+        }
+        return db;
     }
 
     /** The JDBC URL of this database, with credentials. */

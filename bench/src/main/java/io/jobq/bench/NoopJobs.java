@@ -14,11 +14,13 @@ import java.util.Collections;
 /** Fills the queue before a throughput or floor run: n no-op jobs of one tenant, in one transaction. */
 final class NoopJobs {
     static final TaskName NOOP = TaskName.of("noop");
+    /** The tenant of {@link #enqueue(BenchDatabase, int)}'s jobs (growth's filler rows are another's). */
+    static final TenantId TENANT = TenantId.of("bench");
 
     private NoopJobs() {}
 
     static void enqueue(BenchDatabase db, int n) {
-        enqueue(db, n, TenantId.of("bench"), QueueName.DEFAULT, NOOP, "{}");
+        enqueue(db, n, TENANT, QueueName.DEFAULT, NOOP, "{}");
     }
 
     static void enqueue(BenchDatabase db, int n, TenantId tenant, QueueName queue, TaskName task, String payload) {

@@ -2,6 +2,7 @@ package io.jobq.application.worker;
 
 import io.jobq.application.port.ExpiredLeaseDecider;
 import io.jobq.application.port.JobStore;
+import io.jobq.application.port.StoreUnavailableException;
 import io.jobq.domain.lease.WorkerId;
 import io.jobq.domain.retry.RetryPolicy;
 import java.time.Duration;
@@ -72,15 +73,22 @@ final class Maintainer {
 
     /**
      * Whether to pass this period. A worker whose own leases are not known to be current passes regardless:
-     * it will not reap, and its pass must not use up the turn of a worker that could.
+     * it will not reap, and its pass must not use up the turn of a worker that could. An ask that fails is
+     * reported; with the store unreachable the pass would fail too, so it waits for the next period, but
+     * any other failure (the turn's table refused to this role, locked, dropped by hand) must not stop the
+     * queue's upkeep in every worker at once: the worker passes as if it had the turn (passes are safe
+     * side by side).
      */
     private boolean myTurn() {
         if (!leases.ownLeasesCurrent()) return true;
         try {
             return store.takeUpkeepTurn(worker, Duration.ofNanos((long) (settings.maintenanceInterval().toNanos() * TURN_GAP)));
-        } catch (Throwable e) {
+        } catch (StoreUnavailableException e) {
             errors.maintenanceError("take the upkeep turn", e);
             return false;
+        } catch (Throwable e) {
+            errors.maintenanceError("take the upkeep turn (passing without it)", e);
+            return true;
         }
     }
 

@@ -33,7 +33,8 @@ import java.util.Optional;
  *     no wake-up arrives; positive. Default: 1 s.
  * @param listen whether to start the {@link io.jobq.application.port.WakeupChannel}; false is
  *     polling-only mode, for benchmarks. Default: true.
- * @param maintenanceEnabled whether this worker reaps expired leases and promotes due jobs. Default: true.
+ * @param maintenanceEnabled whether this worker takes its turns at the queue's upkeep (reaping expired leases,
+ *     promoting due jobs, retention, vacuum) and fires cron schedules. Default: true.
  * @param maintenanceInterval the mean period between this worker's asks for the upkeep turn (the queue's
  *     maintenance: one pass a period across all workers, by whichever gets the turn), each period jittered
  *     uniformly by ±20% so that many workers do not ask in lockstep; positive. Default: 1 s.

@@ -3,12 +3,15 @@ package io.jobq.application.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jobq.application.fake.Await;
+import io.jobq.application.port.JobStore;
 import io.jobq.application.port.NewJob;
 import io.jobq.domain.job.Job;
 import io.jobq.domain.job.JobId;
 import io.jobq.domain.job.JobState;
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.job.TaskName;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -62,6 +65,32 @@ class MaintainerTest extends WorkerFixture {
 
         store.setAvailable("takeUpkeepTurn", true);
         awaitState(delayed, JobState.DONE);
+    }
+
+    /**
+     * An ask refused for another reason than an outage (here: the turn's table refused to this role, as after
+     * a migration whose grants missed it) is reported, and the worker maintains without the turn: one broken
+     * statement must not stop the queue's upkeep in every worker. Fails if such a failure skipped the pass.
+     */
+    @Test
+    void anAskRefusedForAnotherReasonIsReportedAndTheWorkerPassesWithoutTheTurn() {
+        JobStore refusing = (JobStore) Proxy.newProxyInstance(JobStore.class.getClassLoader(), new Class<?>[] {JobStore.class},
+                (proxy, method, args) -> {
+                    if (method.getName().equals("takeUpkeepTurn")) {
+                        throw new IllegalStateException("permission denied for table upkeep_turn");
+                    }
+                    try {
+                        return method.invoke(store, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        JobId delayed = enqueue(NewJob.of(TENANT, QueueName.DEFAULT, TaskName.of("noop"), "{}").withDelay(Duration.ofSeconds(5)));
+        start(Worker.builder(refusing, handlers).settings(FAST).listener(events));
+        clock.advance(Duration.ofSeconds(6));
+
+        awaitState(delayed, JobState.DONE);
+        assertThat(events.maintenanceErrors.get()).isPositive();
     }
 
     @Test
