@@ -44,8 +44,9 @@ import org.slf4j.LoggerFactory;
  *       one statement per flush (group commit); each run waits for its own</td></tr>
  *   <tr><td>{@link LeaseKeeper}</td><td>one platform thread, and the timer</td><td>heartbeats every lease in hand in
  *       one statement; flags leases in jeopardy</td></tr>
- *   <tr><td>{@link Maintainer}</td><td>one platform thread, if enabled</td><td>reaps expired leases, promotes due
- *       jobs, vacuums where autovacuum does not</td></tr>
+ *   <tr><td>{@link Maintainer}</td><td>one platform thread, if enabled</td><td>when it gets the queue's upkeep
+ *       turn (about one pass a period across all workers): reaps expired leases, promotes due jobs, vacuums
+ *       where autovacuum does not</td></tr>
  *   <tr><td>{@link ScheduleFirer}</td><td>one platform thread, if maintenance is enabled</td><td>fires cron
  *       schedules' due ticks (one job per tick across every worker)</td></tr>
  * </table>

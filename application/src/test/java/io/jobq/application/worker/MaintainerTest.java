@@ -15,7 +15,7 @@ import java.lang.reflect.Proxy;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** {@link Maintainer}: reaps others' expired leases but not its own worker's unheard ones, promotes, survives a failing step. */
+/** {@link Maintainer}: reaps others' expired leases but not its own worker's unheard ones, promotes, survives a failing step or a failed ask for the upkeep turn. */
 class MaintainerTest extends WorkerFixture {
 
     /**
@@ -57,7 +57,7 @@ class MaintainerTest extends WorkerFixture {
     @Test
     void aFailedAskForTheTurnIsReportedAndTheNextPeriodAsksAgain() {
         store.setAvailable("takeUpkeepTurn", false);
-        JobId delayed = enqueue(NewJob.of(TENANT, QueueName.DEFAULT, TaskName.of("noop"), "{}").withDelay(Duration.ofSeconds(5)));
+        JobId delayed = enqueueDueIn5s();
         start(FAST);
         clock.advance(Duration.ofSeconds(6));
         Await.until(SOON, "two failed asks reported", () -> events.maintenanceErrors.get() >= 2);
@@ -85,7 +85,7 @@ class MaintainerTest extends WorkerFixture {
                         throw e.getCause();
                     }
                 });
-        JobId delayed = enqueue(NewJob.of(TENANT, QueueName.DEFAULT, TaskName.of("noop"), "{}").withDelay(Duration.ofSeconds(5)));
+        JobId delayed = enqueueDueIn5s();
         start(Worker.builder(refusing, handlers).settings(FAST).listener(events));
         clock.advance(Duration.ofSeconds(6));
 
@@ -96,11 +96,16 @@ class MaintainerTest extends WorkerFixture {
     @Test
     void aReapThatFailsIsReportedAndPromotionStillRuns() {
         store.setAvailable("reapExpiredLeases", false);
-        JobId delayed = enqueue(NewJob.of(TENANT, QueueName.DEFAULT, TaskName.of("noop"), "{}").withDelay(Duration.ofSeconds(5)));
+        JobId delayed = enqueueDueIn5s();
         start(FAST);
         clock.advance(Duration.ofSeconds(6));
 
         awaitState(delayed, JobState.DONE);
         assertThat(events.maintenanceErrors.get()).isPositive();
+    }
+
+    /** A no-op job scheduled 5 s ahead: only a maintenance pass promotes it once the clock passes that. */
+    JobId enqueueDueIn5s() {
+        return enqueue(NewJob.of(TENANT, QueueName.DEFAULT, TaskName.of("noop"), "{}").withDelay(Duration.ofSeconds(5)));
     }
 }
