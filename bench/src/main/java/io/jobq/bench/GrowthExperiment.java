@@ -1,5 +1,6 @@
 package io.jobq.bench;
 
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -71,7 +72,7 @@ record GrowthExperiment(BenchDatabase db, Plan plan, Progress progress) {
             long filler = grownDb.queryLong("SELECT count(*) FROM jobs WHERE tenant = 'filler' AND state = 'done'");
             if (filler != plan.growthRows()) throw new BenchException("growth: " + filler + " filler rows left of " + plan.growthRows());
             return new Result(plan.growthRows(), empty, grown, fillSeconds, bytes);
-        } catch (java.sql.SQLException e) {
+        } catch (SQLException e) {
             throw new BenchException("growth: cannot create the second database: " + e.getMessage(), e);
         }
     }
@@ -83,7 +84,7 @@ record GrowthExperiment(BenchDatabase db, Plan plan, Progress progress) {
 
     private double drainGrown(BenchDatabase grownDb, int run) {
         // The previous run's jobs go; the filler stays.
-        grownDb.execute("DELETE FROM jobs WHERE tenant = 'bench'");
+        grownDb.execute("DELETE FROM jobs WHERE tenant = '" + NoopJobs.TENANT.value() + "'");
         grownDb.execute("VACUUM ANALYZE jobs");
         return drain(grownDb, Format.count(plan.growthRows()) + " done rows", run);
     }
