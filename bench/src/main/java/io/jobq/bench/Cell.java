@@ -41,26 +41,65 @@ record Cell(ClaimStrategy strategy, int workers, List<Double> runsJobsPerSecond,
     record Paired(List<Cell> first, List<Cell> second) {}
 
     /**
-     * Like {@link #measure}, for two experiments at once, run after run: each run of {@code first} is
-     * followed at once by the same run of {@code second} (when given), so a ratio of the two compares runs
-     * minutes apart at most, not two experiments a quarter of an hour apart on a machine whose speed drifts.
+     * Like {@link #measure}, for two experiments at once, run after run: each run of {@code first} is paired
+     * with the same run of {@code second} (when given), made at once before or after it, so a ratio of the
+     * two compares runs seconds apart, not two experiments a quarter of an hour apart on a machine whose
+     * speed drifts. Which of a pair goes first alternates from one pair to the next: the run right after a
+     * reset and a fresh enqueue meets a different server (checkpoint, WAL, buffers) than the one after it,
+     * and a fixed order would hand that to one side every time.
+     *
+     * <p>First come {@link Plan#throughputWarmUps()} rounds of uncounted runs, every strategy once at the
+     * largest worker count, both experiments: the cells measure a warmed JVM, as a long-running worker is.
      */
     static Paired measurePaired(Plan plan, Progress progress, String whatFirst, Run first, String whatSecond, Run second) {
+        int most = plan.workerCounts().stream().max(Integer::compare).orElseThrow();
+        for (int round = 1; round <= plan.throughputWarmUps(); round++) {
+            for (ClaimStrategy s : ClaimStrategy.values()) {
+                warmUp(first, s, most, progress, whatFirst, round, plan.throughputWarmUps());
+                if (second != null) warmUp(second, s, most, progress, whatSecond, round, plan.throughputWarmUps());
+            }
+        }
         List<Cell> firstCells = new ArrayList<>();
         List<Cell> secondCells = new ArrayList<>();
+        int pairs = 0;
         for (ClaimStrategy s : ClaimStrategy.values()) {
             for (int w : plan.workerCounts()) {
                 Tally a = new Tally();
                 Tally b = new Tally();
                 for (int r = 1; r <= plan.runs(); r++) {
+                    boolean secondFirst = second != null && pairs++ % 2 == 1;
+                    if (secondFirst) b.run(second, s, w, progress, whatSecond, r, plan.runs());
                     a.run(first, s, w, progress, whatFirst, r, plan.runs());
-                    if (second != null) b.run(second, s, w, progress, whatSecond, r, plan.runs());
+                    if (second != null && !secondFirst) b.run(second, s, w, progress, whatSecond, r, plan.runs());
                 }
                 firstCells.add(a.cell(s, w));
                 if (second != null) secondCells.add(b.cell(s, w));
             }
         }
         return new Paired(firstCells, secondCells);
+    }
+
+    private static void warmUp(Run run, ClaimStrategy s, int w, Progress progress, String what, int round, int rounds) {
+        double rate = run.once(s, w, new AtomicLong(), new AtomicLong());
+        progress.step(what + ", warm-up %d/%d (not counted): %s jobs/s", s.label, w, round, rounds, Format.rate(rate));
+    }
+
+    /**
+     * {@code ours} as a fraction of {@code floor}, cells measured side by side ({@link #measurePaired}): the
+     * median of the pairs' ratios, each dividing two runs made together, so the machine's drift from one
+     * pair to the next (the floor of one cell moved by half within minutes on this machine) cancels in
+     * each ratio instead of landing on one side of a ratio of medians. Cells of unequal run counts (not
+     * measured in pairs) fall back to the ratio of their medians.
+     */
+    static double fraction(Cell ours, Cell floor) {
+        List<Double> a = ours.runsJobsPerSecond();
+        List<Double> b = floor.runsJobsPerSecond();
+        if (a.size() != b.size()) return ours.jobsPerSecond() / floor.jobsPerSecond();
+        List<Double> ratios = new ArrayList<>();
+        for (int i = 0; i < a.size(); i++) {
+            if (b.get(i) > 0) ratios.add(a.get(i) / b.get(i));
+        }
+        return ratios.isEmpty() ? Double.NaN : Percentiles.of(ratios).p50();
     }
 
     /** One cell's runs so far. */

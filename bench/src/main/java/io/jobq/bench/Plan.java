@@ -35,6 +35,12 @@ import java.util.List;
  * @param growthJobs no-op jobs drained in each run of the table-growth experiment. Full: 10,000.
  * @param workShareMeasured how long the long-vs-short experiment measures each fairness mode, after its
  *     warm-up. Full: 10 s (the full run must stay under 30 minutes).
+ * @param throughputWarmUps rounds of uncounted runs before the throughput and floor cells: each round runs
+ *     every claim strategy once at the largest worker count. Full: 2 (about 90 s). Why: a worker's claim path
+ *     (jOOQ, pgjdbc, the runtime) is compiled by the JIT over its first ~40 s under load on 2 cores, and the
+ *     compiler's threads take CPU from PostgreSQL meanwhile; the floor's loop is a few methods. Unwarmed, the
+ *     first cells measured the JIT: JVM CPU per job fell from ~1.1 ms in a worker's first 20 s to ~0.4 ms
+ *     after 40 s (16 workers, 2026-12-02). A long-running worker only ever pays it once. Quick: 0.
  */
 public record Plan(
         int fairBigJobs,
@@ -59,21 +65,22 @@ public record Plan(
         int enqueueBatches,
         int growthRows,
         int growthJobs,
-        Duration workShareMeasured) {
+        Duration workShareMeasured,
+        int throughputWarmUps) {
 
     /** The sizes. */
     public static final Plan FULL = new Plan(10_000, 5, Duration.ofMillis(100), 8, 5,
             20_000, List.of(1, 2, 4, 8, 16), 3, Duration.ofSeconds(6),
             60, 200, 1200,
             1_000, 4, Duration.ofSeconds(1), 100,
-            List.of(1, 4, 16), 20_000, 2_000, 20, 1_000_000, 10_000, Duration.ofSeconds(10));
+            List.of(1, 4, 16), 20_000, 2_000, 20, 1_000_000, 10_000, Duration.ofSeconds(10), 2);
 
     /** Everything shrunk for CI: same shapes, fewer jobs, one run per cell, three worker counts. */
     public static final Plan QUICK = new Plan(1_000, 5, Duration.ofMillis(100), 8, 5,
             1_000, List.of(1, 4, 16), 1, Duration.ofSeconds(6),
             10, 200, 1200,
             200, 4, Duration.ofSeconds(1), 100,
-            List.of(1, 4, 16), 400, 200, 4, 100_000, 500, Duration.ofSeconds(5));
+            List.of(1, 4, 16), 400, 200, 4, 100_000, 500, Duration.ofSeconds(5), 0);
 
     /**
      * A copy with another throughput/floor size, runs, box and worker counts ({@code --throughput-jobs},
@@ -82,7 +89,8 @@ public record Plan(
     public Plan withThroughput(int jobs, int newRuns, Duration box, List<Integer> counts) {
         return new Plan(fairBigJobs, fairSmallTenants, fairSmallEvery, fairWorkers, fairJobMs, jobs, counts, newRuns, box,
                 latencyJobs, latencyGapMinMs, latencyGapMaxMs, chaosJobs, chaosProcesses, chaosKillEvery, chaosJobMs,
-                concurrencies, peerJobs, enqueueJobs, enqueueBatches, growthRows, growthJobs, workShareMeasured);
+                concurrencies, peerJobs, enqueueJobs, enqueueBatches, growthRows, growthJobs, workShareMeasured,
+                throughputWarmUps);
     }
 
     /** How the throughput, floor and deployment runs are timed, for the report: "…; a run is timed … whichever comes first". */
@@ -94,8 +102,8 @@ public record Plan(
         workerCounts = List.copyOf(workerCounts);
         concurrencies = List.copyOf(concurrencies);
         if (fairBigJobs < 1 || throughputJobs < 1 || latencyJobs < 1 || chaosJobs < 1 || runs < 1 || peerJobs < 1
-                || enqueueJobs < 1 || enqueueBatches < 1 || growthRows < 1 || growthJobs < 1) {
-            throw new IllegalArgumentException("every job count and the run count must be >= 1");
+                || enqueueJobs < 1 || enqueueBatches < 1 || growthRows < 1 || growthJobs < 1 || throughputWarmUps < 0) {
+            throw new IllegalArgumentException("every job count and the run count must be >= 1, the warm-ups >= 0");
         }
         if (throughputBox.isNegative() || throughputBox.isZero() || throughputBox.compareTo(Duration.ofHours(1)) > 0) {
             throw new IllegalArgumentException("throughputBox must be 1 s to 1 hour");

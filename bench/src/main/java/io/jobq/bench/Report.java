@@ -35,7 +35,7 @@ final class Report {
             out.append("Throughput. ").append(Format.count(h.plan().throughputJobs()))
                     .append(" no-op jobs queued, jobs/second, median of ").append(h.plan().runs())
                     .append(" run(s); ").append(h.plan().throughputTiming())
-                    .append(";\neach worker its own claim loop and connections:\n\n")
+                    .append(";\neach worker its own claim loop and connections").append(warmUps(h.plan())).append(":\n\n")
                     .append(cellTable(r.throughput, h.plan().workerCounts())).append('\n');
         }
         if (!r.floor.isEmpty()) {
@@ -44,7 +44,8 @@ final class Report {
                     .append(" run(s):\n\n").append(cellTable(r.floor, h.plan().workerCounts())).append('\n');
         }
         if (!r.throughput.isEmpty() && !r.floor.isEmpty()) {
-            out.append("jobq's throughput as a fraction of the floor:\n\n")
+            out.append("jobq's throughput as a fraction of the floor (median of the runs' ratios, each run divided by the\n"
+                    + "floor's run made beside it; which of a pair ran first alternates):\n\n")
                     .append(fractionTable(r.throughput, r.floor, h.plan().workerCounts())).append('\n');
         }
         if (!r.deployment.isEmpty()) out.append(PeerReport.deployment(r.deployment, r.throughput, h.plan())).append('\n');
@@ -110,6 +111,14 @@ final class Report {
         return out.append(t.render()).toString();
     }
 
+    /** What came before the throughput and floor cells, uncounted: see {@link Plan#throughputWarmUps()}. */
+    static String warmUps(Plan plan) {
+        if (plan.throughputWarmUps() == 0) return "; no warm-up";
+        int most = plan.workerCounts().stream().max(Integer::compare).orElseThrow();
+        return "; after " + plan.throughputWarmUps() + " warm-up round(s) of every strategy at " + most
+                + " workers, jobq's and the floor's, not counted (JIT)";
+    }
+
     static String cellTable(List<Cell> cells, List<Integer> counts) {
         return strategyTable(counts, (s, w) -> find(cells, s, w).map(c -> Format.rate(c.jobsPerSecond())));
     }
@@ -118,9 +127,9 @@ final class Report {
         return strategyTable(counts, (s, w) -> {
             Optional<Cell> a = find(ours, s, w);
             Optional<Cell> b = find(floor, s, w);
-            return a.isPresent() && b.isPresent() && b.get().jobsPerSecond() > 0
-                    ? Optional.of(Format.percent(a.get().jobsPerSecond() / b.get().jobsPerSecond()))
-                    : Optional.empty();
+            if (a.isEmpty() || b.isEmpty()) return Optional.empty();
+            double f = Cell.fraction(a.get(), b.get());
+            return Double.isFinite(f) ? Optional.of(Format.percent(f)) : Optional.empty();
         });
     }
 

@@ -9,11 +9,11 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** jobq's runs and the floor's are made side by side, so each fraction divides runs made minutes apart at most. */
+/** jobq's runs and the floor's are made side by side, so each fraction divides runs made seconds apart. */
 class CellTest {
 
     @Test
-    void eachRunOfTheFirstIsFollowedAtOnceByTheSameRunOfTheSecond() {
+    void eachRunOfTheFirstIsPairedWithTheSameRunOfTheSecondWhichOfThemGoesFirstAlternating() {
         Plan plan = Plan.QUICK.withThroughput(1_000, 2, Duration.ofSeconds(6), List.of(1, 4));
         List<String> calls = new ArrayList<>();
         Cell.Paired p = Cell.measurePaired(plan, new Progress(new PrintStream(OutputStream.nullOutputStream())),
@@ -26,10 +26,48 @@ class CellTest {
                     return 200;
                 });
 
-        assertThat(calls.subList(0, 6)).containsExactly("jobq WAIT 1", "floor WAIT 1", "jobq WAIT 1", "floor WAIT 1",
+        assertThat(calls.subList(0, 6)).containsExactly("jobq WAIT 1", "floor WAIT 1", "floor WAIT 1", "jobq WAIT 1",
                 "jobq WAIT 4", "floor WAIT 4");
         assertThat(calls).hasSize(ClaimStrategy.values().length * 2 * 2 * 2);
         assertThat(p.first()).hasSize(6).allSatisfy(c -> assertThat(c.jobsPerSecond()).isEqualTo(100));
         assertThat(p.second()).hasSize(6).allSatisfy(c -> assertThat(c.jobsPerSecond()).isEqualTo(200));
+    }
+
+    @Test
+    void warmUpRoundsRunEveryStrategyAtTheLargestWorkerCountBeforeAnyCellAndAreNotCounted() {
+        Plan quick = Plan.QUICK.withThroughput(1_000, 1, Duration.ofSeconds(6), List.of(1, 4));
+        Plan plan = new Plan(quick.fairBigJobs(), quick.fairSmallTenants(), quick.fairSmallEvery(), quick.fairWorkers(),
+                quick.fairJobMs(), quick.throughputJobs(), quick.workerCounts(), quick.runs(), quick.throughputBox(),
+                quick.latencyJobs(), quick.latencyGapMinMs(), quick.latencyGapMaxMs(), quick.chaosJobs(),
+                quick.chaosProcesses(), quick.chaosKillEvery(), quick.chaosJobMs(), quick.concurrencies(), quick.peerJobs(),
+                quick.enqueueJobs(), quick.enqueueBatches(), quick.growthRows(), quick.growthJobs(),
+                quick.workShareMeasured(), 2);
+        List<String> calls = new ArrayList<>();
+        int[] n = {0};
+        Cell.Paired p = Cell.measurePaired(plan, new Progress(new PrintStream(OutputStream.nullOutputStream())),
+                "a %s %d", (s, w, claims, claimed) -> {
+                    calls.add("jobq " + s + " " + w);
+                    return ++n[0] <= 2 * ClaimStrategy.values().length ? 1 : 100; // warm-ups are slow
+                },
+                "b %s %d", (s, w, claims, claimed) -> {
+                    calls.add("floor " + s + " " + w);
+                    return 200;
+                });
+
+        int warmUpCalls = 2 * ClaimStrategy.values().length * 2;
+        assertThat(calls.subList(0, warmUpCalls)).allSatisfy(c -> assertThat(c).endsWith(" 4"));
+        assertThat(calls.subList(0, 2)).containsExactly("jobq WAIT 4", "floor WAIT 4");
+        assertThat(calls).hasSize(warmUpCalls + ClaimStrategy.values().length * 2 * 2);
+        assertThat(p.first()).allSatisfy(c -> assertThat(c.runsJobsPerSecond()).containsExactly(100.0));
+    }
+
+    @Test
+    void theFractionIsTheMedianOfThePairsRatiosNotTheRatioOfTheMedians() {
+        // Pairs (jobq/floor): 90/100, 200/400, 95/100 -> ratios 0.9, 0.5, 0.95 -> median 0.9.
+        // The ratio of the medians would be 95/100 = 0.95: the slow floor run of the second pair leaks into it.
+        Cell ours = new Cell(ClaimStrategy.SKIP_LOCKED, 4, List.of(90.0, 200.0, 95.0), 1);
+        Cell floor = new Cell(ClaimStrategy.SKIP_LOCKED, 4, List.of(100.0, 400.0, 100.0), 1);
+        assertThat(Cell.fraction(ours, floor)).isEqualTo(0.9);
+        assertThat(Cell.fraction(new Cell(ClaimStrategy.SKIP_LOCKED, 4, List.of(50.0), 1), floor)).isEqualTo(0.5);
     }
 }
