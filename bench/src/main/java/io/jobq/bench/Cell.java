@@ -44,9 +44,12 @@ record Cell(ClaimStrategy strategy, int workers, List<Double> runsJobsPerSecond,
      * Like {@link #measure}, for two experiments at once, run after run: each run of {@code first} is paired
      * with the same run of {@code second} (when given), made at once before or after it, so a ratio of the
      * two compares runs seconds apart, not two experiments a quarter of an hour apart on a machine whose
-     * speed drifts. Which of a pair goes first alternates from one pair to the next: the run right after a
-     * reset and a fresh enqueue meets a different server (checkpoint, WAL, buffers) than the one after it,
-     * and a fixed order would hand that to one side every time.
+     * speed drifts. Which of a pair goes first alternates from one pair to the next, across cells: the run
+     * right after a reset and a fresh enqueue meets a different server (checkpoint, WAL, buffers) than the one
+     * after it, and a fixed order would hand that to one side every time. An odd run count cannot balance a
+     * cell: with 3 runs each cell has 2 pairs of one order and 1 of the other, the majority order changing
+     * from cell to cell, so an order effect no longer favours one side across the table, but may still tilt
+     * single cells.
      *
      * <p>First come {@link Plan#throughputWarmUps()} rounds of uncounted runs, every strategy once at the
      * largest worker count, both experiments: the cells measure a warmed JVM, as a long-running worker is.

@@ -40,7 +40,9 @@ import java.util.List;
  *     (jOOQ, pgjdbc, the runtime) is compiled by the JIT over its first ~40 s under load on 2 cores, and the
  *     compiler's threads take CPU from PostgreSQL meanwhile; the floor's loop is a few methods. Unwarmed, the
  *     first cells measured the JIT: JVM CPU per job fell from ~1.1 ms in a worker's first 20 s to ~0.4 ms
- *     after 40 s (16 workers, 2026-12-02). A long-running worker only ever pays it once. Quick: 0.
+ *     after 40 s (16 workers, 2026-12-02). A long-running worker only ever pays it once. Two rounds give
+ *     jobq's workers about 36 s of load; in {@code all}, the fairness experiments before them run the same
+ *     claim path for about 3 minutes. Quick: 0.
  */
 public record Plan(
         int fairBigJobs,

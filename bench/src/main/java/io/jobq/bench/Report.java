@@ -41,7 +41,7 @@ final class Report {
         if (!r.floor.isEmpty()) {
             out.append("Floor. The same claim and complete statements from a bare JDBC loop per worker (one connection,\n"
                     + "no runtime, no handler dispatch), same jobs and timing, jobs/second, median of ").append(h.plan().runs())
-                    .append(" run(s):\n\n").append(cellTable(r.floor, h.plan().workerCounts())).append('\n');
+                    .append(" run(s)").append(r.throughput.isEmpty() ? warmUps(h.plan()) : "").append(":\n\n").append(cellTable(r.floor, h.plan().workerCounts())).append('\n');
         }
         if (!r.throughput.isEmpty() && !r.floor.isEmpty()) {
             out.append("jobq's throughput as a fraction of the floor (median of the runs' ratios, each run divided by the\n"
@@ -116,7 +116,7 @@ final class Report {
         if (plan.throughputWarmUps() == 0) return "; no warm-up";
         int most = plan.workerCounts().stream().max(Integer::compare).orElseThrow();
         return "; after " + plan.throughputWarmUps() + " warm-up round(s) of every strategy at " + most
-                + " workers, jobq's and the floor's, not counted (JIT)";
+                + " workers, not counted (JIT)";
     }
 
     static String cellTable(List<Cell> cells, List<Integer> counts) {

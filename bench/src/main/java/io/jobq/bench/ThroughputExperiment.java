@@ -30,8 +30,9 @@ record ThroughputExperiment(BenchDatabase db, Plan plan, Progress progress) {
     }
 
     /**
-     * This experiment and the floor's, each run of a cell followed at once by the floor's same run
-     * ({@link Cell#measurePaired}): the report's "fraction of the floor" divides runs made side by side.
+     * This experiment and the floor's, each run of a cell paired with the floor's same run, made at once
+     * before or after it ({@link Cell#measurePaired}): the report's "fraction of the floor" divides runs made
+     * side by side.
      */
     Cell.Paired runBesideFloor(FloorExperiment floor) {
         return Cell.measurePaired(plan, progress, PROGRESS, this::runOnce, FloorExperiment.PROGRESS, floor::runOnce);
