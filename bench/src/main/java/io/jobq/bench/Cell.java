@@ -55,11 +55,10 @@ record Cell(ClaimStrategy strategy, int workers, List<Double> runsJobsPerSecond,
      * largest worker count, both experiments: the cells measure a warmed JVM, as a long-running worker is.
      */
     static Paired measurePaired(Plan plan, Progress progress, String whatFirst, Run first, String whatSecond, Run second) {
-        int most = plan.workerCounts().stream().max(Integer::compare).orElseThrow();
         for (int round = 1; round <= plan.throughputWarmUps(); round++) {
             for (ClaimStrategy s : ClaimStrategy.values()) {
-                warmUp(first, s, most, progress, whatFirst, round, plan.throughputWarmUps());
-                if (second != null) warmUp(second, s, most, progress, whatSecond, round, plan.throughputWarmUps());
+                warmUp(first, s, plan.warmUpWorkers(), progress, whatFirst, round, plan.throughputWarmUps());
+                if (second != null) warmUp(second, s, plan.warmUpWorkers(), progress, whatSecond, round, plan.throughputWarmUps());
             }
         }
         List<Cell> firstCells = new ArrayList<>();

@@ -95,6 +95,11 @@ public record Plan(
                 throughputWarmUps);
     }
 
+    /** The worker count the throughput and floor warm-ups run at: the largest of {@link #workerCounts}. */
+    int warmUpWorkers() {
+        return workerCounts.stream().max(Integer::compare).orElseThrow();
+    }
+
     /** How the throughput, floor and deployment runs are timed, for the report: "…; a run is timed … whichever comes first". */
     String throughputTiming() {
         return "a run is timed until its jobs are done or for " + throughputBox.toSeconds() + " s, whichever comes first";

@@ -41,7 +41,8 @@ final class Report {
         if (!r.floor.isEmpty()) {
             out.append("Floor. The same claim and complete statements from a bare JDBC loop per worker (one connection,\n"
                     + "no runtime, no handler dispatch), same jobs and timing, jobs/second, median of ").append(h.plan().runs())
-                    .append(" run(s)").append(r.throughput.isEmpty() ? warmUps(h.plan()) : "").append(":\n\n").append(cellTable(r.floor, h.plan().workerCounts())).append('\n');
+                    .append(" run(s)").append(r.throughput.isEmpty() ? warmUps(h.plan()) : "").append(":\n\n")
+                    .append(cellTable(r.floor, h.plan().workerCounts())).append('\n');
         }
         if (!r.throughput.isEmpty() && !r.floor.isEmpty()) {
             out.append("jobq's throughput as a fraction of the floor (median of the runs' ratios, each run divided by the\n"
@@ -114,8 +115,7 @@ final class Report {
     /** What came before the throughput and floor cells, uncounted: see {@link Plan#throughputWarmUps()}. */
     static String warmUps(Plan plan) {
         if (plan.throughputWarmUps() == 0) return "; no warm-up";
-        int most = plan.workerCounts().stream().max(Integer::compare).orElseThrow();
-        return "; after " + plan.throughputWarmUps() + " warm-up round(s) of every strategy at " + most
+        return "; after " + plan.throughputWarmUps() + " warm-up round(s) of every strategy at " + plan.warmUpWorkers()
                 + " workers, not counted (JIT)";
     }
 
