@@ -100,7 +100,10 @@ class CapsUnderRacingWorkersTest {
 
     /** Runs the scenario; returns the most of the capped tenant's jobs the watcher saw running at once. */
     private long mostRunningSeen(TenantSettings settings) throws Exception {
-        store.enqueueBatch(new NewJobBatch(CAPPED, Q, TaskName.of("sleep"), Collections.nCopies(JOBS, "{\"ms\": 40}"), 10, Duration.ZERO));
+        // 150 ms a capped job: uncapped, 32 slots drain the capped jobs in about 0.4 s, and the three kills below
+        // each need a live worker holding one (at 40 ms, a slow CI machine once finished them all before the
+        // third kill, and that wait timed out).
+        store.enqueueBatch(new NewJobBatch(CAPPED, Q, TaskName.of("sleep"), Collections.nCopies(JOBS, "{\"ms\": 150}"), 10, Duration.ZERO));
         store.enqueueBatch(new NewJobBatch(FREE, Q, TaskName.of("sleep"), Collections.nCopies(JOBS, "{\"ms\": 10}"), 10, Duration.ZERO));
         AtomicInteger most = new AtomicInteger();
         AtomicBoolean watching = new AtomicBoolean(true);
