@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.jobq.application.fake.Await;
 import io.jobq.application.port.FencedWrite;
 import io.jobq.application.port.NewJobBatch;
+import io.jobq.application.port.ClaimRequest;
 import io.jobq.application.port.OutcomeWrite;
+import io.jobq.application.port.OutcomesThenClaim;
 import io.jobq.application.port.StoreUnavailableException;
 import io.jobq.application.worker.HandlerRegistry;
 import io.jobq.application.worker.Worker;
@@ -62,6 +64,16 @@ class BatchedCompletionTest {
             statements.incrementAndGet();
             outcomes.addAndGet(writes.size());
             return super.recordOutcomes(writes);
+        }
+
+        /** The claim loop's statement: counted as an outcome statement when it carries outcomes. */
+        @Override
+        public OutcomesThenClaim recordOutcomesThenClaim(List<OutcomeWrite> writes, ClaimRequest req) {
+            if (writes.isEmpty()) return super.recordOutcomesThenClaim(writes, req);
+            if (down) throw new StoreUnavailableException("record outcomes and claim", new IOException("simulated outage"));
+            statements.incrementAndGet();
+            outcomes.addAndGet(writes.size());
+            return super.recordOutcomesThenClaim(writes, req);
         }
     }
 

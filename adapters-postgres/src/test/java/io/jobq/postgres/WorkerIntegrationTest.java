@@ -10,6 +10,8 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.jobq.application.fake.Await;
 import io.jobq.application.fake.Json;
 import io.jobq.application.port.ClaimRequest;
+import io.jobq.application.port.OutcomeWrite;
+import io.jobq.application.port.OutcomesThenClaim;
 import io.jobq.application.port.JobStore;
 import io.jobq.application.port.NewJob;
 import io.jobq.application.port.NewJobBatch;
@@ -604,6 +606,19 @@ class WorkerIntegrationTest {
             inFlight.incrementAndGet();
             try {
                 return super.claim(req);
+            } finally {
+                lastReturn = System.nanoTime();
+                calls.incrementAndGet();
+                inFlight.decrementAndGet();
+            }
+        }
+
+        /** The claim loop's claim that carries outcomes: a claim too. */
+        @Override
+        public OutcomesThenClaim recordOutcomesThenClaim(List<OutcomeWrite> writes, ClaimRequest req) {
+            inFlight.incrementAndGet();
+            try {
+                return super.recordOutcomesThenClaim(writes, req);
             } finally {
                 lastReturn = System.nanoTime();
                 calls.incrementAndGet();

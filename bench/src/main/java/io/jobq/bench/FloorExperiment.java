@@ -24,15 +24,16 @@ record FloorExperiment(BenchDatabase db, Plan plan, Progress progress) {
     /**
      * {@code PostgresJobStore.CLAIM} with fair order on one queue, as the store renders it; the two
      * must stay in step, or the floor measures something else ({@code FloorStatementsTest} compares them
-     * with what the store sends to the driver). Binds: queue, limit, worker, lease ms. {@code %s} is the
-     * lock clause's tail: {@link #claimSql(ClaimStrategy)}.
+     * with what the store sends to the driver). Binds: queue, worker, lease ms. {@code %d} is the limit
+     * (written into the text, as the store writes it, so that PostgreSQL caches one generic plan), {@code %s}
+     * the lock clause's tail: {@link #claimSql(ClaimStrategy)}.
      */
     static final String CLAIM = """
             WITH picked AS MATERIALIZED (
                 SELECT id FROM jobq.jobs
                 WHERE state = 'queued' AND queue = ?
                 ORDER BY vtime, id
-                LIMIT ?
+                LIMIT %d
                 FOR UPDATE%s
             )
             UPDATE jobq.jobs j
@@ -115,9 +116,12 @@ record FloorExperiment(BenchDatabase db, Plan plan, Progress progress) {
         }
     }
 
-    /** {@link #CLAIM} for one strategy: {@code FOR UPDATE}, with {@code SKIP LOCKED} when the strategy skips. */
+    /**
+     * {@link #CLAIM} for one strategy: its batch as the limit; {@code FOR UPDATE}, with {@code SKIP LOCKED}
+     * when the strategy skips.
+     */
     static String claimSql(ClaimStrategy s) {
-        return CLAIM.formatted(s.lockMode == LockMode.SKIP_LOCKED ? " SKIP LOCKED" : "");
+        return CLAIM.formatted(s.batch, s.lockMode == LockMode.SKIP_LOCKED ? " SKIP LOCKED" : "");
     }
 
     /**
@@ -130,9 +134,8 @@ record FloorExperiment(BenchDatabase db, Plan plan, Progress progress) {
                      AtomicLong claims, AtomicLong claimed, BooleanSupplier stopped) throws SQLException {
         try (PreparedStatement claim = c.prepareStatement(claimSql); PreparedStatement complete = c.prepareStatement(completeSql)) {
             claim.setString(1, "default");
-            claim.setInt(2, batch);
-            claim.setString(3, worker);
-            claim.setLong(4, LEASE_MS);
+            claim.setString(2, worker);
+            claim.setLong(3, LEASE_MS);
             List<String> ids = new ArrayList<>(batch);
             List<String> attempts = new ArrayList<>(batch);
             while (!stopped.getAsBoolean()) {

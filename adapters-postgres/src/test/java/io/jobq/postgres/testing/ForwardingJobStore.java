@@ -12,6 +12,7 @@ import io.jobq.application.port.JobStore;
 import io.jobq.application.port.NewJob;
 import io.jobq.application.port.NewJobBatch;
 import io.jobq.application.port.OutcomeWrite;
+import io.jobq.application.port.OutcomesThenClaim;
 import io.jobq.application.port.RetryResult;
 import io.jobq.application.port.QueueSettings;
 import io.jobq.application.port.QueueUpdate;
@@ -68,6 +69,11 @@ public class ForwardingJobStore implements JobStore {
     @Override
     public List<FencedWrite> recordOutcomes(List<OutcomeWrite> writes) {
         return delegate().recordOutcomes(writes);
+    }
+
+    @Override
+    public OutcomesThenClaim recordOutcomesThenClaim(List<OutcomeWrite> writes, ClaimRequest req) {
+        return delegate.recordOutcomesThenClaim(writes, req);
     }
 
     @Override

@@ -122,6 +122,24 @@ public interface JobStore extends ScheduleStore, ApiKeyStore {
         return out;
     }
 
+    /**
+     * Records {@code writes} exactly as {@link #recordOutcomes} does and then claims exactly as
+     * {@link #claim} does, in one transaction where the store can (PostgreSQL: one statement), so that a
+     * worker whose runs end and whose slots refill pays one commit and one round trip for both. The claim
+     * may not see what the outcomes changed (a job retried at once waits for a later claim).
+     *
+     * <p>When it throws, either part may have committed, as when either call alone throws after its
+     * commit: a caller tries the outcomes again (their fences make that safe) and asks the store for the
+     * runs leased to it ({@link #runsLeasedTo}). This default makes the two calls one after the other.
+     *
+     * @param writes 0..n outcomes of distinct runs (no job twice)
+     * @throws IllegalArgumentException if a job appears twice
+     */
+    default OutcomesThenClaim recordOutcomesThenClaim(List<OutcomeWrite> writes, ClaimRequest req) {
+        List<FencedWrite> answers = recordOutcomes(writes);
+        return new OutcomesThenClaim(answers, claim(req));
+    }
+
     /** Largest stored result, in UTF-8 bytes of JSON text (1 MiB, the API's default body limit). */
     int MAX_RESULT_BYTES = 1024 * 1024;
 

@@ -2,6 +2,7 @@ package io.jobq.application.worker;
 
 import io.jobq.application.port.ClaimRequest;
 import io.jobq.application.port.JobStore;
+import io.jobq.application.port.OutcomesThenClaim;
 import io.jobq.domain.job.Job;
 import io.jobq.domain.lease.FencingToken;
 import io.jobq.domain.lease.WorkerId;
@@ -13,9 +14,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The producer: whenever there is room, claims {@code min(room, claimBatchSize)} jobs in ONE
- * {@link JobStore#claim} call (while other handlers run, it first waits a moment for more room, see
- * {@link #fill}) and hands them to {@link ClaimedAhead}, which starts them as slots free. The room is the
+ * The producer: whenever there is room, claims {@code min(room, claimBatchSize)} jobs in ONE store call
+ * (while other handlers run, it first waits a moment for more room, see {@link #fill}) and hands them to
+ * {@link ClaimedAhead}, which starts them as slots free. The same call writes the outcomes runs have handed
+ * to the {@link OutcomeBatcher} ({@link JobStore#recordOutcomesThenClaim}: one statement, one commit), since
+ * a run gives its slot back only once its outcome waits here; with no outcome waiting it is a plain
+ * {@link JobStore#claim}, and with no room it writes the outcomes alone. The room is the
  * free slots plus, with {@link WorkerSettings#prefetch()}, the jobs that may wait for one. When the queues are drained
  * it sleeps until the first of: a wake-up from the {@link io.jobq.application.port.WakeupChannel}, a slot
  * freeing, a maintenance pass promoting jobs, or the fallback poll ({@link WorkerSettings#pollInterval()}).
@@ -23,7 +27,8 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>A claim whose answer was lost</h2>
  * A claim commits before its rows reach the worker. When the connection fails in between (a database
- * restart, a network cut), the jobs are running and leased to this worker, which does not know it: left
+ * restart, a network cut), the jobs are running and leased to this worker, which does not know it (the
+ * outcomes the call carried are failed to their runs, which try them again; see {@link OutcomeRecorder}): left
  * alone, their leases would lapse and each would burn an attempt it never ran. So after any failed claim,
  * before claiming again, the loop asks the store for the runs leased to this worker
  * ({@link JobStore#runsLeasedTo}) and adopts those it never started: each is confirmed by a heartbeat
@@ -35,11 +40,15 @@ import org.slf4j.LoggerFactory;
 final class ClaimLoop {
     private static final Logger log = LoggerFactory.getLogger(ClaimLoop.class);
 
+    /** How long the loop waits, with no room, for the slot of an outcome being handed over (its signal ends the wait). */
+    private static final Duration ROOM_FOR_OUTCOMES = Duration.ofMillis(2);
+
     private final JobStore store;
     private final WorkerId worker;
     private final WorkerSettings settings;
     private final RunsInHand runs;
     private final ClaimedAhead ahead;
+    private final OutcomeBatcher outcomes;
     private final WakeSignal signal;
     private final WorkerListener listener;
     private final ErrorReporter errors;
@@ -49,12 +58,13 @@ final class ClaimLoop {
     private boolean claimInDoubt;
 
     ClaimLoop(JobStore store, WorkerId worker, WorkerSettings settings, RunsInHand runs, ClaimedAhead ahead,
-            WakeSignal signal, WorkerListener listener, ErrorReporter errors, StopLatch stop) {
+            OutcomeBatcher outcomes, WakeSignal signal, WorkerListener listener, ErrorReporter errors, StopLatch stop) {
         this.store = store;
         this.worker = worker;
         this.settings = settings;
         this.runs = runs;
         this.ahead = ahead;
+        this.outcomes = outcomes;
         this.signal = signal;
         this.listener = listener;
         this.errors = errors;
@@ -75,28 +85,49 @@ final class ClaimLoop {
         }
     }
 
-    /** One pass: catch up on what the store knows of this worker, then claim up to the room, or wait for news. */
+    /**
+     * One pass: catch up on what the store knows of this worker, then claim up to the room carrying the
+     * outcomes waiting, or write those alone when there is no room, or wait for news.
+     */
     void pass() {
         if (!knowsEarlierRuns && !storeCall(this::noteEarlierRuns)) return;
         if (claimInDoubt && !storeCall(this::adoptLostClaims)) return;
         int room = room();
         if (room == 0) {
-            signal.await(settings.pollInterval());
+            // An outcome whose run gave its slot back, and still no room (the runs writing their outcomes hold
+            // it all): nothing will carry it, write it alone. One not handed over yet: its slot frees in a moment.
+            if (outcomes.hasHandedOver()) writeOutcomesAlone();
+            else signal.await(outcomes.hasWaiting() ? ROOM_FOR_OUTCOMES : settings.pollInterval());
             return;
         }
         int want = Math.min(fill(room), settings.claimBatchSize());
-        if (stop.isStopped() || want == 0) return; // close() began while fill waited: claim nothing more
+        if (stop.isStopped() || want == 0) { // close() began while fill waited: claim nothing more
+            if (outcomes.hasWaiting()) writeOutcomesAlone();
+            return;
+        }
         // Taken before the request: the store's lease starts later than this, so a deadline counted from
         // here can only be early, never late (see LeaseKeeper).
         long sentNanos = System.nanoTime();
+        ClaimRequest request = new ClaimRequest(settings.queues(), worker, want, settings.lease());
+        List<OutcomeBatcher.Pending> carried = outcomes.take();
         List<Job> jobs;
         try {
-            jobs = store.claim(new ClaimRequest(settings.queues(), worker, want, settings.lease()));
+            if (carried.isEmpty()) {
+                jobs = store.claim(request);
+            } else {
+                OutcomesThenClaim both = store.recordOutcomesThenClaim(OutcomeBatcher.writes(carried), request);
+                OutcomeBatcher.answer(carried, both.answers());
+                jobs = both.claimed();
+            }
             outage.reset();
         } catch (Throwable e) {
+            OutcomeBatcher.fail(carried, e); // their runs try again: the fences make that safe
             claimInDoubt = true; // it may have committed before the failure reached us
             backOff(e);
             return;
+        } finally {
+            // whatever was thrown where (even an Error), no run may wait for an answer that never comes
+            OutcomeBatcher.fail(carried, new IllegalStateException("the claim loop did not answer this outcome"));
         }
         if (!jobs.isEmpty()) {
             // Reported before the runs start, so a listener sees claimed before completed/failed.
@@ -104,7 +135,21 @@ final class ClaimLoop {
             ahead.add(jobs, sentNanos);
         }
         // A short batch means the queues are drained: wait for news. A full one: go again at once.
-        if (jobs.size() < want) signal.await(settings.pollInterval());
+        if (jobs.size() < want && !outcomes.hasWaiting()) signal.await(settings.pollInterval());
+    }
+
+    /** Writes the outcomes handed over in one statement, with no claim (there is no room for one). */
+    private void writeOutcomesAlone() {
+        List<OutcomeBatcher.Pending> carried = outcomes.takeHandedOver();
+        if (carried.isEmpty()) return;
+        try {
+            OutcomeBatcher.answer(carried, store.recordOutcomes(OutcomeBatcher.writes(carried)));
+        } catch (Throwable e) {
+            OutcomeBatcher.fail(carried, e);
+            errors.fatalIfSo("store call", e); // the runs report the failure and try again; no back-off here
+        } finally {
+            OutcomeBatcher.fail(carried, new IllegalStateException("the claim loop did not answer this outcome"));
+        }
     }
 
     /**

@@ -155,8 +155,9 @@ final class JobRunner {
             // An interrupt sent before finish() (a timeout's, a cancel's) may still be pending; none comes after it
             // (Run#interruptIfIn), so clearing it here keeps every interrupt away from the store call.
             Thread.interrupted();
-            runs.handlerReturned(run); // the next claim need not wait for this outcome's commit
-            recorder.record(run, outcome);
+            // The slot is given back once the outcome is handed over: the claim that refills it carries the
+            // outcome (one commit for both), and does not wait for this outcome's own commit.
+            recorder.record(run, outcome, () -> runs.handlerReturned(run));
         } catch (Throwable t) {
             errors.unexpected("job thread", t); // the thread's name says which job
         } finally {
@@ -227,7 +228,7 @@ final class JobRunner {
                 run.job.id(), run.job.attempts(), error, run.thread);
         Thread.ofVirtual().name("jobq-timed-out-" + run.job.id() + "#" + run.job.attempts()).start(() -> {
             try {
-                recorder.record(run, new Outcome.Failed(error, FailureKind.TIMEOUT, null));
+                recorder.record(run, new Outcome.Failed(error, FailureKind.TIMEOUT, null), () -> {});
             } catch (Throwable t) {
                 errors.unexpected("release of a timed-out run", t);
             } finally {

@@ -6,95 +6,116 @@ import io.jobq.application.port.OutcomeWrite;
 import io.jobq.domain.job.JobId;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.IntSupplier;
 
 /**
- * Group commit of run outcomes: each run's thread hands its {@link OutcomeWrite} over and waits; one
- * flusher thread writes whatever has gathered in ONE {@link JobStore#recordOutcomes} call (one statement,
- * one commit) and hands each run its own answer. A run is therefore reported done only after the commit
- * that made it so, and a busy worker pays about one commit per batch instead of one per job.
+ * Group commit of run outcomes, carried by the claim loop: each run's thread hands its {@link OutcomeWrite}
+ * over and waits; the {@link ClaimLoop}, which the hand-over wakes, {@link #take takes} every outcome waiting
+ * and writes them in the same statement as its next claim ({@link JobStore#recordOutcomesThenClaim}), or
+ * alone ({@link JobStore#recordOutcomes}) when it has no room to claim. A run's slot is given back only after
+ * its outcome is handed over, so the claim that refills the slot carries it: a busy worker pays one commit
+ * per batch of jobs, for their outcomes and the next claim together, where separate writes cost two.
  *
- * <p>A flush takes every outcome waiting, up to {@code maxBatch}; while handlers are still running
- * it waits up to {@code flushWait} for theirs, and never when no handler is running; an outcome with no
- * handler running beside it, and none waiting for a flush, is written on its run's own thread, with no
- * hand-over at all. Two outcomes of one job (two attempts of it in this worker) go in different flushes.
- * A flush that throws fails every write in it, each of which its run's {@link OutcomeRecorder} may try
- * again; nothing is lost meanwhile, since the runs' leases stand until they lapse. With
- * {@code maxBatch == 1} there is no flusher: each run writes on its own thread.
+ * <p>A run is reported done only after the commit that made it so: each gets the store's own answer for its
+ * write, or what the statement threw (then its {@link OutcomeRecorder} may try again; the fences make that
+ * safe, and nothing is lost meanwhile, since the runs' leases stand until they lapse).
+ *
+ * <p>An outcome is written on its run's own thread instead ({@link JobStore#recordOutcomes}, one statement)
+ * when the claim loop is not claiming (before start, after {@link #stopRiding}, at shutdown), and when the claim
+ * loop has not taken it within {@code waitForClaimLoop} (it is stuck in a slow store call or an outage's
+ * back-off): no outcome waits on the claim loop for longer than that.
  */
 final class OutcomeBatcher {
-    /** One outcome waiting for its flush. */
-    private record Pending(OutcomeWrite write, CompletableFuture<FencedWrite> answer) {}
+    /** One outcome waiting for the claim loop; whoever takes it must answer it ({@link #answer}, {@link #fail}). */
+    static final class Pending {
+        private final OutcomeWrite write;
+        private final CompletableFuture<FencedWrite> answer = new CompletableFuture<>();
+        /** Set once its run has given its slot back: the room that frees is there for a claim now. */
+        private volatile boolean handedOver;
+
+        private Pending(OutcomeWrite write) {
+            this.write = write;
+        }
+
+        OutcomeWrite write() {
+            return write;
+        }
+    }
+
+    /** How often a waiting run looks whether the claim loop stopped; the answer itself ends the wait at once. */
+    private static final long MAX_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+    /** How often, once it waited its time, a run tries to take its outcome back (the claim loop may hold it). */
+    private static final long LATE_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
     private final JobStore store;
     private final int maxBatch;
-    private final Duration flushWait;
-    private final IntSupplier running;
-    private final ErrorReporter errors;
-    private final LinkedBlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
-    /** Outcomes of a job already in the flush being gathered: they wait for the next one. */
-    private final Deque<Pending> deferred = new ConcurrentLinkedDeque<>();
-    /** Outcomes handed to the flusher and not yet answered. */
-    private final AtomicInteger handedOver = new AtomicInteger();
-    private final Thread flusher;
-    private volatile boolean closed;
+    private final Duration waitForClaimLoop;
+    private final WakeSignal claimLoop;
+    private final ConcurrentLinkedQueue<Pending> queue = new ConcurrentLinkedQueue<>();
+    private volatile boolean riding;
 
     /**
-     * @param running how many handlers are running now, whose outcomes may come soon (a run writing here
-     *     has stopped counting): a flush waits for more only while this is above 0
+     * @param maxBatch most outcomes in one statement
+     * @param waitForClaimLoop how long an outcome waits for the claim loop to take it before its run writes it
+     * @param claimLoop signalled whenever an outcome is handed over
      */
-    OutcomeBatcher(JobStore store, int maxBatch, Duration flushWait, IntSupplier running, ErrorReporter errors,
-            String workerName) {
+    OutcomeBatcher(JobStore store, int maxBatch, Duration waitForClaimLoop, WakeSignal claimLoop) {
         this.store = store;
         this.maxBatch = maxBatch;
-        this.flushWait = flushWait;
-        this.running = running;
-        this.errors = errors;
-        this.flusher = maxBatch == 1 ? null
-                : Thread.ofPlatform().daemon().name("jobq-outcomes-" + workerName).unstarted(this::flushUntilClosed);
+        this.waitForClaimLoop = waitForClaimLoop;
+        this.claimLoop = claimLoop;
     }
 
-    void start() {
-        if (flusher != null) flusher.start();
+    /** The claim loop runs: outcomes wait for it from now on. */
+    void startRiding() {
+        riding = true;
+    }
+
+    /** The claim loop stops (shutdown): outcomes from now on, and those it has not taken, are written by their runs. */
+    void stopRiding() {
+        riding = false;
+        claimLoop.signal();
     }
 
     /**
-     * Writes {@code write} with the next flush and returns the store's answer for it. Waits for that
-     * answer even when interrupted (a flush takes milliseconds, and a run must not report as lost an
-     * outcome that then commits); the interrupt is kept for the caller.
+     * Writes {@code write} and returns the store's answer for it; calls {@code handedOver} once the claim loop
+     * can take it (or, writing it here, before the write), so that the slot it frees is refilled by a claim
+     * carrying it. Waits for the answer even when interrupted (a statement takes milliseconds, and a run must
+     * not report as lost an outcome that then commits); the interrupt is kept for the caller.
      *
-     * @throws RuntimeException or Error: what the flush's store call threw (the write may be tried again)
+     * @throws RuntimeException or Error: what the statement carrying it threw (the write may be tried again)
      */
-    FencedWrite write(OutcomeWrite write) {
-        // With no handler running and no outcome waiting for a flush, there is nothing to share a commit
-        // with: skip the hand-over to the flusher. (With one waiting, join it: the flusher may be waiting for this.)
-        if (flusher == null || closed || !flusher.isAlive() || (running.getAsInt() <= 0 && handedOver.get() == 0)) {
+    FencedWrite write(OutcomeWrite write, Runnable handedOver) {
+        if (!riding) {
+            handedOver.run();
             return direct(write);
         }
-        Pending p = new Pending(write, new CompletableFuture<>());
-        handedOver.incrementAndGet();
+        Pending p = new Pending(write);
         queue.add(p);
+        handedOver.run();
+        p.handedOver = true;
+        // After the hand-over frees the slot: a claim loop woken before would find no room for a claim.
+        claimLoop.signal();
+        long giveUpAt = System.nanoTime() + waitForClaimLoop.toNanos();
         boolean interrupted = false;
         try {
             while (true) {
                 try {
-                    return p.answer().get(100, TimeUnit.MILLISECONDS);
+                    long left = giveUpAt - System.nanoTime();
+                    return p.answer.get(left > 0 ? Math.min(left, MAX_POLL_NANOS) : LATE_POLL_NANOS, TimeUnit.NANOSECONDS);
                 } catch (InterruptedException e) {
                     interrupted = true;
                 } catch (TimeoutException e) {
-                    // the flusher ended (closed, or killed by a fatal error) after this was queued
-                    if (!flusher.isAlive() && (queue.remove(p) || deferred.remove(p))) return direct(write);
+                    // Not taken (yet): once the claim loop stopped, or kept it waiting too long, write it here.
+                    if ((!riding || System.nanoTime() - giveUpAt > 0) && queue.remove(p)) return direct(write);
                 } catch (ExecutionException e) {
                     Throwable cause = e.getCause();
                     if (cause instanceof RuntimeException r) throw r;
@@ -103,7 +124,6 @@ final class OutcomeBatcher {
                 }
             }
         } finally {
-            handedOver.decrementAndGet();
             if (interrupted) Thread.currentThread().interrupt();
         }
     }
@@ -113,82 +133,68 @@ final class OutcomeBatcher {
     }
 
     /**
-     * Stops the flusher once everything handed over is written, waiting for that at most {@code timeout};
-     * later writes go straight to the store.
+     * For the claim loop: takes up to {@code maxBatch} waiting outcomes, of distinct jobs (a second attempt of
+     * a job in this worker waits for the next statement), in the order they were handed over. The caller must
+     * answer every one, whatever happens.
      */
-    void close(Duration timeout) throws InterruptedException {
-        closed = true;
-        if (flusher != null && flusher.isAlive()) flusher.join(timeout);
+    List<Pending> take() {
+        return take(false);
     }
 
-    /** {@link #close(Duration)} with 5 s. */
-    void close() throws InterruptedException {
-        close(Duration.ofSeconds(5));
+    /**
+     * As {@link #take()}, but only outcomes whose runs have given their slots back: for a claim loop with no
+     * room even so, which writes them alone.
+     */
+    List<Pending> takeHandedOver() {
+        return take(true);
     }
 
-    private void flushUntilClosed() {
-        while (true) {
-            List<Pending> batch = new ArrayList<>();
-            try {
-                gather(batch);
-                if (batch.isEmpty()) {
-                    if (closed && queue.isEmpty() && deferred.isEmpty()) return;
-                    continue;
-                }
-                flush(batch);
-            } catch (Throwable e) {
-                // Whatever went wrong, no run may wait forever for an answer that will not come.
-                for (Pending p : batch) p.answer().completeExceptionally(e);
-                if (e instanceof InterruptedException) {
-                    if (closed) return;
-                } else {
-                    errors.fatalIfSo("outcome flusher", e); // a fatal error ends the process; anything else: go on
-                }
-            }
-        }
-    }
-
-    /** Fills {@code batch} (empty on entry) with the next flush's outcomes; empty if none came for a while. */
-    private void gather(List<Pending> batch) throws InterruptedException {
+    private List<Pending> take(boolean onlyHandedOver) {
+        List<Pending> taken = new ArrayList<>();
         Set<JobId> jobs = new HashSet<>();
-        // Each deferred outcome is looked at once per flush: two of one job deferred must not chase each other.
-        for (int n = deferred.size(); n > 0 && batch.size() < maxBatch; n--) add(deferred.poll(), batch, jobs);
-        if (batch.isEmpty()) {
-            Pending first = queue.poll(50, TimeUnit.MILLISECONDS);
-            if (first == null) return;
-            add(first, batch, jobs);
-        }
-        long deadline = System.nanoTime() + flushWait.toNanos();
-        while (batch.size() < maxBatch) {
-            Pending next = queue.poll();
-            if (next == null) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0 || running.getAsInt() <= 0) break;
-                next = queue.poll(left, TimeUnit.NANOSECONDS);
-                if (next == null) break;
+        for (Iterator<Pending> it = queue.iterator(); it.hasNext() && taken.size() < maxBatch; ) {
+            Pending p = it.next();
+            if (onlyHandedOver && !p.handedOver) continue;
+            // remove() decides the race with a run giving up on the claim loop: only one side gets it
+            if (!jobs.contains(p.write.token().job()) && queue.remove(p)) {
+                jobs.add(p.write.token().job());
+                taken.add(p);
             }
-            add(next, batch, jobs);
         }
+        return taken;
     }
 
-    private void add(Pending p, List<Pending> batch, Set<JobId> jobs) {
-        if (jobs.add(p.write().token().job())) batch.add(p);
-        else deferred.add(p);
+    /** Whether an outcome is waiting for the claim loop. */
+    boolean hasWaiting() {
+        return !queue.isEmpty();
     }
 
-    /** Answers every outcome of {@code batch}; throws only after that, and only an Error. */
-    private void flush(List<Pending> batch) {
-        List<FencedWrite> answers;
-        try {
-            answers = store.recordOutcomes(batch.stream().map(Pending::write).toList());
-            if (answers.size() != batch.size()) {
-                throw new IllegalStateException("the store answered " + answers.size() + " of " + batch.size() + " outcomes");
-            }
-        } catch (Throwable e) {
-            for (Pending p : batch) p.answer().completeExceptionally(e);
-            if (e instanceof Error err) throw err;
+    /** Whether an outcome whose run gave its slot back is waiting for the claim loop. */
+    boolean hasHandedOver() {
+        for (Pending p : queue) if (p.handedOver) return true;
+        return false;
+    }
+
+    /** How many outcomes are waiting for the claim loop (a count for tests; walks the queue). */
+    int waiting() {
+        return queue.size();
+    }
+
+    static List<OutcomeWrite> writes(List<Pending> taken) {
+        return taken.stream().map(Pending::write).toList();
+    }
+
+    /** Hands each of {@code taken} its answer; fails them all if the store answered another number of them. */
+    static void answer(List<Pending> taken, List<FencedWrite> answers) {
+        if (answers.size() != taken.size()) {
+            fail(taken, new IllegalStateException("the store answered " + answers.size() + " of " + taken.size() + " outcomes"));
             return;
         }
-        for (int i = 0; i < batch.size(); i++) batch.get(i).answer().complete(answers.get(i));
+        for (int i = 0; i < taken.size(); i++) taken.get(i).answer.complete(answers.get(i));
+    }
+
+    /** Fails every one of {@code taken} not answered yet with {@code e}. */
+    static void fail(List<Pending> taken, Throwable e) {
+        for (Pending p : taken) p.answer.completeExceptionally(e);
     }
 }

@@ -14,7 +14,6 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * makes from the attempt, the job's max attempts and the {@link FailureKind}. A write that throws is tried {@value Worker#WRITE_ATTEMPTS}
  * times in all (pauses 200 ms, 400 ms) and then left to the lease: a job is never reported done unless the
  * store said so. A write the store rejects (the run was reaped or re-claimed meanwhile) changes nothing and
- * the outcome is discarded ({@link DiscardReason#WRITE_REJECTED}).
+ * the outcome is discarded ({@link DiscardReason#WRITE_REJECTED}), unless it is a later try that finds the row
+ * as this very write left it: then an earlier try committed and only its answer was lost ({@link #showsThisWrite}).
  */
 final class OutcomeRecorder {
     private static final Logger log = LoggerFactory.getLogger(OutcomeRecorder.class);
@@ -56,22 +56,43 @@ final class OutcomeRecorder {
         this.abandoning = abandoning;
     }
 
-    /** Records {@code outcome}, unless the lease was lost meanwhile (then nobody may write for this run). */
-    void record(Run run, Outcome outcome) {
-        if (run.leaseLost) {
-            discard(run, DiscardReason.LEASE_LOST, "its lease was lost while the handler ran");
-            return;
-        }
-        switch (outcome) {
-            case Outcome.Succeeded s -> complete(run, s);
-            case Outcome.Failed f -> fail(run, f);
+    /**
+     * Records {@code outcome}, unless the lease was lost meanwhile (then nobody may write for this run).
+     *
+     * @param handedOver called exactly once: when the outcome is handed to the claim loop (or is about to be
+     *     written, or is discarded); the run's slot is given back there (see {@link OutcomeBatcher#write})
+     */
+    void record(Run run, Outcome outcome, Runnable handedOver) {
+        Runnable once = new Runnable() {
+            private boolean ran;
+
+            @Override
+            public void run() {
+                if (!ran) {
+                    ran = true;
+                    handedOver.run();
+                }
+            }
+        };
+        try {
+            if (run.leaseLost) {
+                once.run();
+                discard(run, DiscardReason.LEASE_LOST, "its lease was lost while the handler ran");
+                return;
+            }
+            switch (outcome) {
+                case Outcome.Succeeded s -> complete(run, s, once);
+                case Outcome.Failed f -> fail(run, f, once);
+            }
+        } finally {
+            once.run();
         }
     }
 
-    private void complete(Run run, Outcome.Succeeded s) {
+    private void complete(Run run, Outcome.Succeeded s, Runnable handedOver) {
         FencingToken token = run.token;
         Optional<Duration> ran = Optional.of(run.ranSoFar());
-        Optional<FencedWrite> write = writeWithRetries("complete", run, () -> outcomes.write(new OutcomeWrite.Complete(token, s.resultJson(), ran)));
+        Optional<FencedWrite> write = writeWithRetries("complete", run, new OutcomeWrite.Complete(token, s.resultJson(), ran), handedOver);
         if (write.isEmpty()) return;
         switch (write.get()) {
             case FencedWrite.Applied applied -> {
@@ -86,13 +107,13 @@ final class OutcomeRecorder {
         }
     }
 
-    private void fail(Run run, Outcome.Failed f) {
+    private void fail(Run run, Outcome.Failed f, Runnable handedOver) {
         FencingToken token = run.token;
         String error = StoredText.sanitize(f.error(), JobStore.MAX_ERROR_BYTES);
         // Decided once: a write tried again writes the same decision, not a fresh draw.
         RetryDecision decision = retryPolicy.decide(token.attempt(), run.job.maxAttempts(), f.kind());
         Optional<Duration> ran = Optional.of(run.ranSoFar());
-        Optional<FencedWrite> write = writeWithRetries("fail", run, () -> outcomes.write(new OutcomeWrite.Fail(token, error, decision, ran)));
+        Optional<FencedWrite> write = writeWithRetries("fail", run, new OutcomeWrite.Fail(token, error, decision, ran), handedOver);
         if (write.isEmpty()) return;
         switch (write.get()) {
             case FencedWrite.Applied applied -> {
@@ -111,19 +132,18 @@ final class OutcomeRecorder {
     }
 
     /**
-     * Tries {@code write} up to {@link Worker#WRITE_ATTEMPTS} times. A complete whose commit succeeded but
-     * whose answer was lost is retried and then rejected; a rejection on a retry that shows the job done at
-     * this very attempt is therefore counted as applied (only this run can complete that attempt).
+     * Tries {@code write} up to {@link Worker#WRITE_ATTEMPTS} times. A write whose commit succeeded but whose
+     * answer was lost is tried again and then rejected; a rejection on a later try that shows the row as this
+     * very write left it ({@link #showsThisWrite}) is therefore counted as applied.
      *
      * @return the store's answer, or empty when every try threw (the run is then discarded)
      */
-    private Optional<FencedWrite> writeWithRetries(String operation, Run run, Supplier<FencedWrite> write) {
+    private Optional<FencedWrite> writeWithRetries(String operation, Run run, OutcomeWrite write, Runnable handedOver) {
         Duration pause = WRITE_RETRY_PAUSE;
         for (int attempt = 1; ; attempt++) {
             try {
-                FencedWrite result = write.get();
-                if (attempt > 1 && operation.equals("complete") && result instanceof FencedWrite.Rejected r
-                        && r.current().filter(j -> j.state() == JobState.DONE && j.attempts() == run.token.attempt()).isPresent()) {
+                FencedWrite result = outcomes.write(write, handedOver);
+                if (attempt > 1 && result instanceof FencedWrite.Rejected r && r.current().filter(j -> showsThisWrite(j, write)).isPresent()) {
                     return Optional.of(new FencedWrite.Applied(r.current().get()));
                 }
                 return Optional.of(result);
@@ -143,6 +163,21 @@ final class OutcomeRecorder {
         runs.letGo(run.token); // before the run ends: the claim loop must never take it for a lost claim
         discard(run, DiscardReason.WRITE_FAILED, "its " + operation + " kept failing; it is left to its lease");
         return Optional.empty();
+    }
+
+    /**
+     * Whether {@code current}, the row that refused {@code write} on a later try, is what {@code write} itself
+     * made of it, so that an earlier try committed and only its answer was lost: a complete whose job is done
+     * at this very attempt (only this run can complete that attempt); a fail whose job is out of running at
+     * this attempt, unleased, with this write's error text (the reaper and cancels write their own texts).
+     */
+    static boolean showsThisWrite(Job current, OutcomeWrite write) {
+        if (current.attempts() != write.token().attempt()) return false;
+        return switch (write) {
+            case OutcomeWrite.Complete c -> current.state() == JobState.DONE;
+            case OutcomeWrite.Fail f -> current.state() != JobState.RUNNING && current.lockedBy().isEmpty()
+                    && current.lastError().filter(e -> e.equals(f.error())).isPresent();
+        };
     }
 
     /** Logs the failure as it was decided (the store wrote exactly that). */

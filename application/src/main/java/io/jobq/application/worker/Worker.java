@@ -33,15 +33,16 @@ import org.slf4j.LoggerFactory;
  *   <caption>The roles and their threads</caption>
  *   <tr><th>role</th><th>thread</th><th>does</th></tr>
  *   <tr><td>{@link ClaimLoop}</td><td>one platform thread</td><td>claims up to the free slots (plus
- *       {@link WorkerSettings#prefetch()}) in one statement, and adopts a claim whose answer was lost</td></tr>
+ *       {@link WorkerSettings#prefetch()}) in one statement that also writes the outcomes waiting, and adopts
+ *       a claim whose answer was lost</td></tr>
  *   <tr><td>{@link ClaimedAhead}</td><td>the thread that frees a slot</td><td>holds claimed jobs until a
  *       slot frees and starts them; gives back those still waiting at shutdown</td></tr>
  *   <tr><td>{@link JobRunner}</td><td>a virtual thread per run, at most {@link WorkerSettings#concurrency()}</td>
  *       <td>runs the handler under its task's timeout</td></tr>
  *   <tr><td>{@link OutcomeRecorder}</td><td>the run's thread</td><td>writes done, or failed as the worker's
  *       {@link RetryPolicy} decides; fenced, with retries</td></tr>
- *   <tr><td>{@link OutcomeBatcher}</td><td>one platform thread</td><td>commits the outcomes runs hand it in
- *       one statement per flush (group commit); each run waits for its own</td></tr>
+ *   <tr><td>{@link OutcomeBatcher}</td><td>the run's and the claim loop's</td><td>holds the outcomes runs
+ *       hand over until the claim loop writes them with its next claim (group commit); each run waits for its own</td></tr>
  *   <tr><td>{@link LeaseKeeper}</td><td>one platform thread, and the timer</td><td>heartbeats every lease in hand in
  *       one statement; flags leases in jeopardy</td></tr>
  *   <tr><td>{@link Maintainer}</td><td>one platform thread, if enabled</td><td>when it gets the queue's upkeep
@@ -130,14 +131,13 @@ public final class Worker implements AutoCloseable {
         this.listener = b.listener;
         this.errors = new ErrorReporter(id, listener, b.fatalErrors);
         this.runs = new RunsInHand(settings.concurrency(), settings.outcomeBatchSize(), claimSignal);
-        this.outcomes = new OutcomeBatcher(store, settings.outcomeBatchSize(), settings.batchFillWait(), runs::running,
-                errors, id.value());
+        this.outcomes = new OutcomeBatcher(store, settings.outcomeBatchSize(), waitForClaimLoop(settings), claimSignal);
         OutcomeRecorder recorder = new OutcomeRecorder(outcomes, b.retryPolicy, listener, errors, b.clock, () -> abandoning, runs);
         this.runner = new JobRunner(id, handlers, settings, runs, recorder, b.mapper, b.clock, listener, errors,
                 () -> abandoning);
         this.ahead = new ClaimedAhead(runs, runner, settings, listener, errors);
         runs.onSlotFreed(ahead::dispatch);
-        this.claimLoop = new ClaimLoop(store, id, settings, runs, ahead, claimSignal, listener, errors, claimingStopped);
+        this.claimLoop = new ClaimLoop(store, id, settings, runs, ahead, outcomes, claimSignal, listener, errors, claimingStopped);
         this.leaseKeeper = new LeaseKeeper(store, settings, runs, ahead, listener, errors, backgroundStopped, this::announce);
         this.maintainer = new Maintainer(store, b.retryPolicy, id, settings, leaseKeeper, claimSignal, listener, errors,
                 backgroundStopped);
@@ -330,7 +330,7 @@ public final class Worker implements AutoCloseable {
             scheduleThread = Thread.ofPlatform().daemon(true).name("jobq-schedules-" + id).start(() -> errors.keepRunning(
                     "schedule loop", scheduleFirer::loop, backgroundStopped, OutageBackoff.of(settings)));
         }
-        outcomes.start();
+        outcomes.startRiding();
         // at once rather than at the first heartbeat period, and off this thread: start() must not wait on the store
         Thread.ofVirtual().name("jobq-announce-" + id).start(this::announce);
         claimThread = Thread.ofPlatform().daemon(true).name("jobq-claim-" + id).start(claimLoop::loop);
@@ -374,6 +374,7 @@ public final class Worker implements AutoCloseable {
         }
         long deadline = System.nanoTime() + settings.gracePeriod().toNanos();
         claimingStopped.stop();
+        outcomes.stopRiding(); // the runs in hand write their own outcomes from here on
         // Jobs waiting for a slot go back at once (not after the runs in hand, nor abandoned with them).
         giveBackClaimedAhead();
         boolean interrupted = false;
@@ -410,7 +411,6 @@ public final class Worker implements AutoCloseable {
             joinQuietly(heartbeatThread, STOP_MARGIN);
             joinQuietly(maintenanceThread, STOP_MARGIN);
             joinQuietly(scheduleThread, STOP_MARGIN);
-            closeOutcomes();
             timer.shutdownNow();
             sayGone();
             lifecycle.set(Lifecycle.CLOSED);
@@ -444,15 +444,12 @@ public final class Worker implements AutoCloseable {
         }
     }
 
-    /** Outcomes already handed over are written before the worker reports itself stopped. */
-    private void closeOutcomes() {
-        try {
-            outcomes.close(STOP_MARGIN);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (Throwable e) {
-            errors.unexpected("closing the outcome flusher", e);
-        }
+    /**
+     * How long an outcome waits for the claim loop to carry it before its run writes it alone: twice the fill
+     * wait plus 100 ms, far more than a claim loop that is not stuck in the store takes to come round.
+     */
+    static Duration waitForClaimLoop(WorkerSettings settings) {
+        return settings.batchFillWait().multipliedBy(2).plusMillis(100);
     }
 
     private void abandonInHand() {

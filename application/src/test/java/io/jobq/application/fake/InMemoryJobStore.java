@@ -26,6 +26,7 @@ import io.jobq.application.port.ScheduleDefinition;
 import io.jobq.domain.schedule.ScheduleName;
 import io.jobq.application.port.NewJobBatch;
 import io.jobq.application.port.OutcomeWrite;
+import io.jobq.application.port.OutcomesThenClaim;
 import io.jobq.application.port.RetryResult;
 import io.jobq.application.port.StoreUnavailableException;
 import io.jobq.application.port.QueueSettings;
@@ -327,6 +328,16 @@ public final class InMemoryJobStore implements JobStore {
         chargeMeasured(r, ran);
         write(r, error, decision);
         return new FencedWrite.Applied(r.toJob());
+    }
+
+    /**
+     * Counted as "recordOutcomesThenClaim" and subject to its hooks (a lost answer loses both parts' answers,
+     * as for one statement); inside, {@link #recordOutcomes} and {@link #claim} as called alone, all under one
+     * lock hold.
+     */
+    @Override
+    public OutcomesThenClaim recordOutcomesThenClaim(List<OutcomeWrite> writes, ClaimRequest req) {
+        return tx("recordOutcomesThenClaim", () -> new OutcomesThenClaim(recordOutcomes(writes), claim(req)));
     }
 
     /**

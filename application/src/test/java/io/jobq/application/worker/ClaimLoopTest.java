@@ -153,27 +153,49 @@ class ClaimLoopTest extends WorkerFixture {
         assertThat(left.attempts()).isEqualTo(1);
     }
 
+    /**
+     * The claim that refills a slot carries the outcome of the run that left it: one store call (one commit)
+     * for both. A run that gave its slot back before handing its outcome over would let the claim go
+     * without it, and each job would cost a claim and a write of its own.
+     */
     @Test
-    void aFreedSlotIsClaimedAgainWhileTheLastOutcomeStillCommitsAndOnlyOneBatchOfOutcomesWaits() {
-        AtomicInteger runs = new AtomicInteger();
-        handlers.register("count", ctx -> {
-            runs.incrementAndGet();
-            return Optional.empty();
-        });
-        CountDownLatch commit = new CountDownLatch(1);
-        store.gate("recordOutcomes", commit); // every outcome write hangs until the test lets it commit
+    void theClaimThatRefillsASlotCarriesTheOutcomeOfTheRunThatLeftIt() {
         List<JobId> ids = new java.util.ArrayList<>();
-        for (int i = 0; i < 4; i++) ids.add(enqueue("count", "{}"));
-        start(FAST.toBuilder().concurrency(1).outcomeBatchSize(2).build());
-
-        // The first runs' outcomes are still writing, yet the slot they left is running the next job.
-        Await.until(SOON, "3 runs", () -> runs.get() == 3);
-        assertThat(ids).allMatch(id -> store.require(id).state() != JobState.DONE);
-        // Three runs held (a batch of two writing beside the slot): the fourth waits for a commit.
-        assertThat(Await.holdsWithin(Duration.ofMillis(300), () -> runs.get() > 3)).isFalse();
-
-        commit.countDown();
+        for (int i = 0; i < 5; i++) ids.add(enqueue("noop", "{}"));
+        start(FAST.toBuilder().concurrency(1).claimBatchSize(1).maintenanceEnabled(false).build());
         for (JobId id : ids) awaitState(id, JobState.DONE);
+
+        // claim 1 alone; then outcome k with claim k + 1, the last with a claim that finds nothing
+        Await.until(SOON, "the last outcome's call counted", () -> store.calls("recordOutcomesThenClaim") == 5);
+        assertThat(store.calls("recordOutcomes")).as("outcome writes, all inside the calls carrying them").isEqualTo(5);
+    }
+
+    /**
+     * The one call carrying a run's failure and the next claim commits, and its answer is lost. The run is
+     * answered with the failure, tries again, finds its job as its own write left it (scheduled for a retry,
+     * at its attempt, with its error) and reports the failure recorded, not discarded; the job the call
+     * claimed is adopted and run on the attempt it gave it.
+     */
+    @Test
+    void outcomesAndAClaimWhoseAnswerWasLostAreRecordedOnceAndTheClaimIsAdopted() {
+        handlers.register("boom", ctx -> {
+            throw new IllegalStateException("boom");
+        });
+        JobId failing = enqueue("boom", "{}");
+        JobId next = enqueue("noop", "{}");
+        store.loseNextAnswer("recordOutcomesThenClaim");
+        start(FAST.toBuilder().concurrency(1).claimBatchSize(1).build());
+
+        Job done = awaitState(next, JobState.DONE);
+        assertThat(done.attempts()).as("run on the attempt the lost call gave it").isEqualTo(1);
+        assertThat(store.calls("recordOutcomesThenClaim")).isGreaterThanOrEqualTo(1);
+        Await.until(SOON, "the failure reported", () -> !events.failures.isEmpty());
+        Job failed = store.require(failing);
+        assertThat(failed.state()).isEqualTo(JobState.SCHEDULED);
+        assertThat(failed.attempts()).isEqualTo(1);
+        assertThat(events.failures).singleElement().satisfies(f -> assertThat(f.recorded().id()).isEqualTo(failing));
+        assertThat(events.discards).as("no outcome reported lost: the retry found it written").isEmpty();
+        assertThat(events.storeErrors("claim")).as("the lost call, reported by the claim loop").isEqualTo(1);
     }
 
     @Test

@@ -15,54 +15,46 @@ import io.jobq.domain.job.Job;
 import io.jobq.domain.job.JobState;
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.job.TaskName;
-import io.jobq.domain.lease.FencingToken;
 import io.jobq.domain.lease.WorkerId;
+import io.jobq.domain.retry.RetryDecision;
 import io.jobq.domain.tenant.TenantId;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** {@link OutcomeBatcher}: group commit of run outcomes, each run answered only after its flush. */
+/**
+ * {@link OutcomeBatcher}: outcomes wait for the claim loop, which this test plays ({@link OutcomeBatcher#take},
+ * {@link OutcomeBatcher#answer}); each run is answered only with its own write's answer, and no outcome waits on a
+ * claim loop that does not come.
+ */
 class OutcomeBatcherTest {
     static final WorkerId W = WorkerId.of("w");
     static final Duration SOON = Duration.ofSeconds(10);
+    /** Longer than any test here takes to play the claim loop, so that runs never write themselves meanwhile. */
+    static final Duration PATIENT = Duration.ofSeconds(30);
 
     final InMemoryJobStore store = new InMemoryJobStore(new ManualClock());
-    final ErrorReporter errors = new ErrorReporter(W, WorkerListener.NONE, (where, e) -> {});
+    final WakeSignal claimLoop = new WakeSignal();
     final ExecutorService runs = Executors.newVirtualThreadPerTaskExecutor();
-    OutcomeBatcher batcher;
 
     @AfterEach
-    void tearDown() throws Exception {
+    void tearDown() {
         runs.shutdownNow();
-        if (batcher != null) batcher.close();
     }
 
-    /** Handlers running, as the worker counts them: each run stops counting just before it hands its outcome over. */
-    final AtomicInteger handlersRunning = new AtomicInteger();
-
-    OutcomeBatcher start(int maxBatch, Duration flushWait, int handlersRunning) {
-        this.handlersRunning.set(handlersRunning);
-        batcher = new OutcomeBatcher(store, maxBatch, flushWait, this.handlersRunning::get, errors, "w");
-        batcher.start();
-        return batcher;
-    }
-
-    /** A run's handler returns and its outcome is handed over, as {@link JobRunner} does it. */
-    FencedWrite handOver(OutcomeWrite write) {
-        handlersRunning.updateAndGet(n -> Math.max(0, n - 1));
-        return batcher.write(write);
+    OutcomeBatcher riding(int maxBatch, Duration waitForClaimLoop) {
+        OutcomeBatcher b = new OutcomeBatcher(store, maxBatch, waitForClaimLoop, claimLoop);
+        b.startRiding();
+        return b;
     }
 
     List<Job> running(int n) {
@@ -70,149 +62,156 @@ class OutcomeBatcherTest {
         return store.claim(new ClaimRequest(List.of(QueueName.DEFAULT), W, n, Duration.ofSeconds(30)));
     }
 
+    List<JobState> states(List<Job> jobs) {
+        return jobs.stream().map(j -> store.get(j.id()).orElseThrow().state()).toList();
+    }
+
     static OutcomeWrite done(Job j) {
         return new OutcomeWrite.Complete(j.fencingToken(), Optional.empty());
     }
 
-    /** Every run hands its outcome over at the same moment, from its own thread. */
-    List<FencedWrite> writeTogether(List<OutcomeWrite> writes) throws Exception {
-        CountDownLatch go = new CountDownLatch(1);
-        List<Future<FencedWrite>> answers = new ArrayList<>();
-        for (OutcomeWrite w : writes) {
-            answers.add(runs.submit(() -> {
-                go.await();
-                return handOver(w);
-            }));
+    Future<FencedWrite> handOver(OutcomeBatcher b, OutcomeWrite write) {
+        return runs.submit(() -> b.write(write, () -> {}));
+    }
+
+    /** Takes what is waiting once {@code n} outcomes are, as the claim loop would. */
+    static List<OutcomeBatcher.Pending> takeWhenWaiting(OutcomeBatcher b, int n) {
+        List<OutcomeBatcher.Pending> taken = new ArrayList<>();
+        Await.until(SOON, n + " outcomes taken", () -> {
+            taken.addAll(b.take());
+            return taken.size() >= n;
+        });
+        return taken;
+    }
+
+    @Test
+    void outcomesWaitForTheClaimLoopWhichWritesThemInOneCallAndEachRunGetsItsOwnAnswer() throws Exception {
+        OutcomeBatcher b = riding(100, PATIENT);
+        List<Job> jobs = running(3);
+        List<Future<FencedWrite>> answers = jobs.stream().map(j -> handOver(b, done(j))).toList();
+
+        List<OutcomeBatcher.Pending> taken = takeWhenWaiting(b, 3);
+        Thread.sleep(50);
+        assertThat(answers).as("nobody is answered before the store wrote it").noneMatch(Future::isDone);
+        assertThat(states(jobs)).containsOnly(JobState.RUNNING);
+
+        OutcomeBatcher.answer(taken, store.recordOutcomes(OutcomeBatcher.writes(taken)));
+        for (int i = 0; i < 3; i++) {
+            FencedWrite answer = answers.get(i).get(SOON.toSeconds(), TimeUnit.SECONDS);
+            assertThat(answer).isInstanceOf(FencedWrite.Applied.class);
+            assertThat(((FencedWrite.Applied) answer).job().id()).isEqualTo(jobs.get(i).id());
         }
-        go.countDown();
-        List<FencedWrite> out = new ArrayList<>();
-        for (Future<FencedWrite> a : answers) out.add(a.get(SOON.toSeconds(), TimeUnit.SECONDS));
-        return out;
+        assertThat(states(jobs)).containsOnly(JobState.DONE);
     }
 
     @Test
-    void outcomesOfRunsEndingTogetherShareACommitWhereOneAtATimePaysOneEach() throws Exception {
-        List<Job> jobs = running(16);
-        start(100, Duration.ofMillis(500), 16);
+    void theSlotIsGivenBackOnlyOnceTheOutcomeWaitsForTheClaimLoop() throws Exception {
+        // The claim that refills the slot must find the outcome there to carry it.
+        OutcomeBatcher b = riding(100, PATIENT);
+        Job job = running(1).getFirst();
+        AtomicBoolean waitingWhenHandedOver = new AtomicBoolean();
+        Future<FencedWrite> answer = runs.submit(() -> b.write(done(job), () -> waitingWhenHandedOver.set(b.hasWaiting())));
 
-        List<FencedWrite> answers = writeTogether(jobs.stream().map(OutcomeBatcherTest::done).toList());
-
-        assertThat(answers).allMatch(FencedWrite::applied);
-        assertThat(store.calls("recordOutcomes")).as("store calls for 16 outcomes").isLessThanOrEqualTo(2);
-
-        // the same scenario without batching: one call per outcome
-        List<Job> more = running(16);
-        batcher.close();
-        start(1, Duration.ofMillis(500), 16);
-        int before = store.calls("recordOutcomes");
-        assertThat(writeTogether(more.stream().map(OutcomeBatcherTest::done).toList())).allMatch(FencedWrite::applied);
-        assertThat(store.calls("recordOutcomes") - before).isEqualTo(16);
+        List<OutcomeBatcher.Pending> taken = takeWhenWaiting(b, 1);
+        OutcomeBatcher.answer(taken, store.recordOutcomes(OutcomeBatcher.writes(taken)));
+        assertThat(answer.get(SOON.toSeconds(), TimeUnit.SECONDS)).isInstanceOf(FencedWrite.Applied.class);
+        assertThat(waitingWhenHandedOver).isTrue();
     }
 
     @Test
-    void aRunWhoseOthersHaveAllReportedIsWrittenAtOnceNotAfterTheFlushWait() throws Exception {
+    void aClaimLoopThatFailsItsStatementFailsEveryWriteItCarried() throws Exception {
+        OutcomeBatcher b = riding(100, PATIENT);
         List<Job> jobs = running(2);
-        start(100, Duration.ofSeconds(30), 2);
-        // the other run in hand has handed its outcome over too: nothing more to wait for
-        long start = System.nanoTime();
-        List<FencedWrite> answers = writeTogether(jobs.stream().map(OutcomeBatcherTest::done).toList());
-        assertThat(answers).allMatch(FencedWrite::applied);
-        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+        List<Future<FencedWrite>> answers = jobs.stream().map(j -> handOver(b, done(j))).toList();
+
+        OutcomeBatcher.fail(takeWhenWaiting(b, 2), new StoreUnavailableException("claim", new IOException("down")));
+        for (Future<FencedWrite> a : answers) {
+            assertThatThrownBy(() -> a.get(SOON.toSeconds(), TimeUnit.SECONDS)).hasRootCauseMessage("down");
+        }
+        assertThat(states(jobs)).containsOnly(JobState.RUNNING);
     }
 
     @Test
-    void aRunAloneInHandIsWrittenAtOnceAndMeetsAnOutageItself() {
-        Job job = running(1).getFirst();
-        start(100, Duration.ofSeconds(30), 1);
-        store.setAvailable("recordOutcomes", false);
-
-        // written by the run itself, the outage reaches it as the store threw it
-        assertThatThrownBy(() -> handOver(done(job))).isInstanceOf(StoreUnavailableException.class);
-        store.setAvailable("recordOutcomes", true);
-        assertThat(handOver(done(job)).applied()).isTrue();
-    }
-
-    @Test
-    void noRunIsAnsweredBeforeTheStoreHasWrittenItsOutcome() throws Exception {
-        Job job = running(1).getFirst();
-        start(100, Duration.ZERO, 2); // another handler still running: the outcome goes through the flusher
-        CountDownLatch holding = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        CompletableFuture<Void> busyStore = CompletableFuture.runAsync(() -> store.atomically(() -> {
-            holding.countDown();
-            try {
-                release.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            return null;
-        }), runs);
-        holding.await();
-
-        Future<FencedWrite> answer = runs.submit(() -> handOver(done(job)));
-        assertThat(Await.holdsWithin(Duration.ofMillis(300), answer::isDone)).as("answered while the store was held").isFalse();
-
-        release.countDown();
-        busyStore.get(SOON.toSeconds(), TimeUnit.SECONDS);
-        assertThat(answer.get(SOON.toSeconds(), TimeUnit.SECONDS).applied()).isTrue();
-        assertThat(store.require(job.id()).state()).isEqualTo(JobState.DONE);
-    }
-
-    @Test
-    void aFailedFlushFailsItsWritesWhichCanBeTriedAgain() {
-        Job job = running(1).getFirst();
-        start(100, Duration.ZERO, 2); // another handler still running: the outcome goes through the flusher
-        store.throwOnNextCall("recordOutcomes", new StoreUnavailableException("recordOutcomes", new IOException("down")));
-
-        assertThatThrownBy(() -> handOver(done(job))).isInstanceOf(StoreUnavailableException.class);
-        assertThat(store.require(job.id()).state()).isEqualTo(JobState.RUNNING);
-
-        assertThat(handOver(done(job)).applied()).isTrue();
-    }
-
-    @Test
-    void twoAttemptsOfOneJobAreWrittenInSeparateFlushes() throws Exception {
-        Job job = running(1).getFirst();
-        FencingToken other = new FencingToken(job.id(), W, job.attempts() + 1);
-        start(100, Duration.ofMillis(200), 2);
-
-        List<FencedWrite> answers = writeTogether(List.of(
-                new OutcomeWrite.Fail(other, "stale", new io.jobq.domain.retry.RetryDecision.RetryAfter(Duration.ofSeconds(1))),
-                done(job)));
-
-        assertThat(answers.get(0)).isInstanceOf(FencedWrite.Rejected.class);
-        assertThat(answers.get(1).applied()).isTrue();
-        assertThat(store.calls("recordOutcomes")).isEqualTo(2);
-    }
-
-    @Test
-    void threeOutcomesOfOneJobAreEachAnsweredInTheirOwnFlush() throws Exception {
-        Job job = running(1).getFirst();
-        start(100, Duration.ofMillis(200), 3);
-        OutcomeWrite.Fail later = new OutcomeWrite.Fail(new FencingToken(job.id(), W, job.attempts() + 1), "stale",
-                new io.jobq.domain.retry.RetryDecision.RetryAfter(Duration.ofSeconds(1)));
-        OutcomeWrite.Fail latest = new OutcomeWrite.Fail(new FencingToken(job.id(), W, job.attempts() + 2), "stale",
-                new io.jobq.domain.retry.RetryDecision.RetryAfter(Duration.ofSeconds(1)));
-
-        List<FencedWrite> answers = writeTogether(List.of(later, done(job), latest));
-
-        assertThat(answers.get(1).applied()).isTrue();
-        assertThat(answers.get(0)).isInstanceOf(FencedWrite.Rejected.class);
-        assertThat(answers.get(2)).isInstanceOf(FencedWrite.Rejected.class);
-        assertThat(store.calls("recordOutcomes")).isEqualTo(3);
-    }
-
-    @Test
-    void closingWritesWhatWasHandedOverAndLaterWritesGoStraightToTheStore() throws Exception {
+    void anAnswerForAnotherNumberOfWritesFailsThemAllRatherThanMisanswerOne() throws Exception {
+        OutcomeBatcher b = riding(100, PATIENT);
         List<Job> jobs = running(2);
-        start(100, Duration.ofSeconds(1), 2);
-        Future<FencedWrite> first = runs.submit(() -> handOver(done(jobs.get(0))));
-        Await.until(SOON, "the flusher waiting for the second run", () -> store.calls("recordOutcomes") == 0 && !first.isDone());
+        List<Future<FencedWrite>> answers = jobs.stream().map(j -> handOver(b, done(j))).toList();
+        List<OutcomeBatcher.Pending> taken = takeWhenWaiting(b, 2);
 
-        batcher.close();
+        OutcomeBatcher.answer(taken, store.recordOutcomes(List.of(taken.getFirst().write())));
+        for (Future<FencedWrite> a : answers) {
+            assertThatThrownBy(() -> a.get(SOON.toSeconds(), TimeUnit.SECONDS)).hasMessageContaining("answered 1 of 2");
+        }
+    }
 
-        assertThat(first.get(SOON.toSeconds(), TimeUnit.SECONDS).applied()).isTrue();
-        assertThat(handOver(done(jobs.get(1))).applied()).isTrue();
-        assertThat(store.require(jobs.get(1).id()).state()).isEqualTo(JobState.DONE);
+    @Test
+    void takeHandsOutAtMostMaxBatchAndNeverTwoOutcomesOfOneJob() throws Exception {
+        OutcomeBatcher b = riding(2, PATIENT);
+        List<Job> jobs = running(3);
+        Job first = jobs.getFirst();
+        // two attempts' outcomes of one job (a second from a stale run of it), and two other jobs
+        handOver(b, done(first));
+        handOver(b, new OutcomeWrite.Fail(first.fencingToken(), "stale", new RetryDecision.Dead(RetryDecision.Cause.PERMANENT_FAILURE), Optional.empty()));
+        handOver(b, done(jobs.get(1)));
+        handOver(b, done(jobs.get(2)));
+        Await.until(SOON, "four outcomes waiting", () -> b.waiting() == 4);
+
+        List<List<OutcomeBatcher.Pending>> takes = new ArrayList<>();
+        while (b.hasWaiting()) takes.add(b.take());
+        assertThat(takes).allSatisfy(t -> {
+            assertThat(t).hasSizeLessThanOrEqualTo(2);
+            assertThat(t.stream().map(p -> p.write().token().job()).distinct()).hasSameSizeAs(t);
+        });
+        assertThat(takes.stream().mapToInt(List::size).sum()).isEqualTo(4);
+        takes.forEach(t -> OutcomeBatcher.answer(t, store.recordOutcomes(OutcomeBatcher.writes(t))));
+    }
+
+    @Test
+    void anOutcomeTheClaimLoopDoesNotTakeInTimeIsWrittenByItsRunAndCannotBeTakenAfterwards() throws Exception {
+        OutcomeBatcher b = riding(100, Duration.ofMillis(50));
+        Job job = running(1).getFirst();
+        long began = System.nanoTime();
+        FencedWrite answer = handOver(b, done(job)).get(SOON.toSeconds(), TimeUnit.SECONDS);
+
+        assertThat(answer).isInstanceOf(FencedWrite.Applied.class);
+        assertThat(Duration.ofNanos(System.nanoTime() - began)).isGreaterThanOrEqualTo(Duration.ofMillis(50));
+        assertThat(b.take()).as("written once, by its run").isEmpty();
+    }
+
+    @Test
+    void beforeTheClaimLoopRunsAndOnceItStopsRunsWriteTheirOwnOutcomesAtOnce() throws Exception {
+        OutcomeBatcher b = new OutcomeBatcher(store, 100, PATIENT, claimLoop);
+        List<Job> jobs = running(3);
+        List<String> order = new ArrayList<>();
+        FencedWrite before = b.write(done(jobs.get(0)), () -> order.add("handed over"));
+        assertThat(before).isInstanceOf(FencedWrite.Applied.class);
+        assertThat(order).containsExactly("handed over");
+
+        b.startRiding();
+        Future<FencedWrite> waiting = handOver(b, done(jobs.get(1)));
+        Await.until(SOON, "an outcome waiting", b::hasWaiting);
+        b.stopRiding(); // shutdown: the one waiting is written by its run, well before PATIENT
+        assertThat(waiting.get(SOON.toSeconds(), TimeUnit.SECONDS)).isInstanceOf(FencedWrite.Applied.class);
+        assertThat(b.write(done(jobs.get(2)), () -> {})).isInstanceOf(FencedWrite.Applied.class);
+        assertThat(b.hasWaiting()).isFalse();
+        assertThat(states(jobs)).containsOnly(JobState.DONE);
+    }
+
+    @Test
+    void aRunInterruptedWhileItWaitsStillGetsItsAnswerAndKeepsTheInterrupt() throws Exception {
+        OutcomeBatcher b = riding(100, PATIENT);
+        Job job = running(1).getFirst();
+        AtomicBoolean interruptKept = new AtomicBoolean();
+        Thread run = Thread.ofVirtual().start(() -> {
+            b.write(done(job), () -> {});
+            interruptKept.set(Thread.currentThread().isInterrupted());
+        });
+        List<OutcomeBatcher.Pending> taken = takeWhenWaiting(b, 1);
+        run.interrupt();
+        Thread.sleep(20);
+        OutcomeBatcher.answer(taken, store.recordOutcomes(OutcomeBatcher.writes(taken)));
+        run.join(SOON.toMillis());
+        assertThat(interruptKept).isTrue();
+        assertThat(states(List.of(job))).containsOnly(JobState.DONE);
     }
 }

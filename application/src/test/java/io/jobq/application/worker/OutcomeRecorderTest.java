@@ -3,14 +3,21 @@ package io.jobq.application.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jobq.application.fake.Await;
+import io.jobq.application.port.OutcomeWrite;
 import io.jobq.domain.job.Job;
 import io.jobq.domain.job.JobId;
 import io.jobq.domain.job.JobState;
 import io.jobq.domain.job.QueueName;
+import io.jobq.domain.job.TaskName;
+import io.jobq.domain.lease.FencingToken;
 import io.jobq.domain.lease.WorkerId;
+import io.jobq.domain.retry.RetryDecision;
+import io.jobq.domain.tenant.TenantId;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import org.junit.jupiter.api.Test;
 
 /** {@link OutcomeRecorder}: outcomes are written fenced, retried when the store fails, discarded when refused. */
@@ -76,5 +83,32 @@ class OutcomeRecorderTest extends WorkerFixture {
                 .containsExactly(DiscardReason.WRITE_FAILED);
         assertThat(events.completed).isEmpty();
         assertThat(store.require(id).state()).isEqualTo(JobState.RUNNING);
+    }
+
+    /**
+     * A write tried again after its answer was lost is refused (its fence is gone): it counts as written only
+     * when the row is exactly as this write left it, never when someone else moved the job on.
+     */
+    @Test
+    void aRefusedRetryCountsAsWrittenOnlyWhenTheRowShowsThisVeryWrite() {
+        FencingToken token = new FencingToken(JobId.of(7), WorkerId.of("w"), 2);
+        OutcomeWrite complete = new OutcomeWrite.Complete(token, Optional.empty());
+        OutcomeWrite fail = new OutcomeWrite.Fail(token, "boom", new RetryDecision.RetryAfter(Duration.ofSeconds(1)), Optional.empty());
+
+        assertThat(OutcomeRecorder.showsThisWrite(row(JobState.DONE, 2, null), complete)).isTrue();
+        assertThat(OutcomeRecorder.showsThisWrite(row(JobState.DONE, 3, null), complete)).as("done by a later attempt").isFalse();
+        assertThat(OutcomeRecorder.showsThisWrite(row(JobState.SCHEDULED, 2, "boom"), fail)).isTrue();
+        assertThat(OutcomeRecorder.showsThisWrite(row(JobState.DEAD, 2, "boom"), fail)).as("dead after this write").isTrue();
+        assertThat(OutcomeRecorder.showsThisWrite(row(JobState.SCHEDULED, 2, "lease expired: worker w did not finish"), fail))
+                .as("reaped: the reaper's text").isFalse();
+        assertThat(OutcomeRecorder.showsThisWrite(row(JobState.SCHEDULED, 3, "boom"), fail)).as("another attempt").isFalse();
+        assertThat(OutcomeRecorder.showsThisWrite(row(JobState.SCHEDULED, 2, "boom"), complete)).as("a complete").isFalse();
+    }
+
+    private static Job row(JobState state, int attempts, String lastError) {
+        Instant t = Instant.parse("2026-12-02T10:00:00Z");
+        return new Job(JobId.of(7), TenantId.of("t"), QueueName.DEFAULT, TaskName.of("noop"), "{}", Optional.empty(), state,
+                OptionalDouble.empty(), t, attempts, 5, Optional.empty(), Optional.ofNullable(lastError), Optional.empty(), t,
+                Optional.of(t), state == JobState.SCHEDULED ? Optional.empty() : Optional.of(t), false, 0);
     }
 }

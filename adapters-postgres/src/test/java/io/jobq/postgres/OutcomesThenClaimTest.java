@@ -1,0 +1,168 @@
+package io.jobq.postgres;
+
+import static io.jobq.postgres.StoreFixtures.W1;
+import static io.jobq.postgres.StoreFixtures.claim;
+import static io.jobq.postgres.StoreFixtures.job;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.jobq.application.port.FencedWrite;
+import io.jobq.application.port.OutcomeWrite;
+import io.jobq.application.port.OutcomesThenClaim;
+import io.jobq.domain.job.Job;
+import io.jobq.domain.job.JobState;
+import io.jobq.domain.retry.RetryDecision;
+import io.jobq.postgres.testing.JdbcProxies;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link PostgresJobStore#recordOutcomesThenClaim} on a real server: ONE statement writes the outcomes, each
+ * fenced on its own, and claims; a value the database refuses falls back to the two statements; and both the
+ * claim and this statement settle on PostgreSQL's cached generic plan instead of being planned per execution.
+ */
+class OutcomesThenClaimTest extends PostgresStoreTestCase {
+
+    static OutcomeWrite done(Job j) {
+        return new OutcomeWrite.Complete(j.fencingToken(), Optional.empty(), Optional.of(Duration.ofMillis(3)));
+    }
+
+    @Test
+    void writesEachOutcomeFencedAndClaimsTheNextJobsInOneStatement() {
+        for (int i = 0; i < 6; i++) store.enqueue(job("acme"));
+        List<Job> running = store.claim(claim(W1, 3));
+        Job stale = running.get(2);
+        // its run is reaped and claimed again meanwhile: the old token must change nothing
+        db.execute("UPDATE jobs SET attempts = attempts + 1 WHERE id = {0}", stale.id().value());
+        StatementCounter counter = new StatementCounter();
+        PostgresJobStore counted = new PostgresJobStore(counter.wrap(db.dataSource()));
+
+        OutcomesThenClaim both = counted.recordOutcomesThenClaim(List.of(done(running.get(0)),
+                new OutcomeWrite.Fail(running.get(1).fencingToken(), "boom", new RetryDecision.RetryAfter(Duration.ofMinutes(1)),
+                        Optional.empty()), done(stale)), claim(W1, 2));
+
+        // the one statement, and one read of the row that refused its stale write (a refusal carries the row)
+        assertThat(counter.count()).as("statements sent").isEqualTo(2);
+        assertThat(both.answers()).hasSize(3);
+        assertThat(both.answers().get(0)).isInstanceOfSatisfying(FencedWrite.Applied.class,
+                a -> assertThat(a.job().state()).isEqualTo(JobState.DONE));
+        assertThat(both.answers().get(1)).isInstanceOfSatisfying(FencedWrite.Applied.class,
+                a -> assertThat(a.job().state()).isEqualTo(JobState.SCHEDULED));
+        assertThat(both.answers().get(2)).isInstanceOfSatisfying(FencedWrite.Rejected.class,
+                r -> assertThat(r.current()).hasValueSatisfying(j -> assertThat(j.state()).isEqualTo(JobState.RUNNING)));
+        assertThat(store.get(stale.id()).orElseThrow().attempts()).as("the stale write changed nothing").isEqualTo(2);
+        assertThat(both.claimed()).hasSize(2).allSatisfy(j -> {
+            assertThat(j.state()).isEqualTo(JobState.RUNNING);
+            assertThat(j.attempts()).isEqualTo(1);
+        });
+        assertThat(both.claimed()).extracting(Job::id).doesNotContainAnyElementsOf(running.stream().map(Job::id).toList());
+        assertThat(both.claimed().get(0).vtime().orElseThrow()).isLessThanOrEqualTo(both.claimed().get(1).vtime().orElseThrow());
+    }
+
+    @Test
+    void aResultTheDatabaseRefusesIsStoredWithoutItAndTheClaimStillComesBack() {
+        for (int i = 0; i < 3; i++) store.enqueue(job("acme"));
+        Job run = store.claim(claim(W1, 1)).getFirst();
+        // jsonb cannot hold a number beyond numeric's range: the one statement fails on it and changed nothing
+        OutcomeWrite refused = new OutcomeWrite.Complete(run.fencingToken(), Optional.of("{\"n\": 1e-20000}"), Optional.empty());
+
+        OutcomesThenClaim both = store.recordOutcomesThenClaim(List.of(refused), claim(W1, 2));
+
+        assertThat(both.answers()).singleElement().isInstanceOfSatisfying(FencedWrite.Applied.class, a -> {
+            assertThat(a.job().state()).isEqualTo(JobState.DONE);
+            assertThat(a.job().lastError()).hasValueSatisfying(e -> assertThat(e).startsWith("result not stored"));
+        });
+        assertThat(both.claimed()).hasSize(2);
+    }
+
+    @Test
+    void noOutcomesIsAPlainClaim() {
+        store.enqueue(job("acme"));
+        OutcomesThenClaim both = store.recordOutcomesThenClaim(List.of(), claim(W1, 5));
+        assertThat(both.answers()).isEmpty();
+        assertThat(both.claimed()).hasSize(1);
+    }
+
+    /**
+     * With the limit in the text, the sixth execution on a connection uses PostgreSQL's cached generic plan
+     * ({@code pg_prepared_statements.generic_plans}); the same claim with its limit bound as a parameter (the
+     * variant jobq had) is planned afresh every time, because its generic plan must guess the pick's size.
+     */
+    @Test
+    void theClaimAndOutcomesThenClaimSettleOnACachedGenericPlan() throws Exception {
+        // a queue the size of the bench's: on a small table even the guessing generic plan looks cheap
+        store.enqueue(job("acme"));
+        db.execute("""
+                INSERT INTO jobs (queue, tenant, task, state, vtime)
+                SELECT 'default', 'acme', 'noop', 'queued', g FROM generate_series(1, 20000) g""");
+        db.execute("ANALYZE jobs");
+        try (HikariDataSource one = db.newPool(1, "TRANSACTION_READ_COMMITTED")) {
+            PostgresJobStore onOneConnection = new PostgresJobStore(one);
+            Job held = onOneConnection.claim(claim(W1, 1)).getFirst();
+            // pgjdbc prepares on the server from a statement's 5th execution; PostgreSQL then plans its first 5
+            // executions each and from the 6th may use the generic plan: 20 executions leave 10 to see it
+            for (int i = 0; i < 20; i++) {
+                held = onOneConnection.recordOutcomesThenClaim(List.of(done(held)), claim(W1, 1)).claimed().getFirst();
+            }
+            for (int i = 0; i < 20; i++) onOneConnection.claim(claim(W1, 1));
+            String boundLimit = """
+                    WITH picked AS MATERIALIZED (SELECT id FROM jobq.jobs WHERE state = 'queued' AND queue = ?
+                        ORDER BY vtime, id LIMIT ? FOR UPDATE SKIP LOCKED)
+                    UPDATE jobq.jobs j SET state = 'running', attempts = j.attempts + 1, locked_by = ?,
+                        locked_until = now() + interval '30 seconds', started_at = now()
+                    FROM picked WHERE j.id = picked.id RETURNING j.*""";
+            try (var c = one.getConnection()) {
+                for (int i = 0; i < 20; i++) {
+                    try (var ps = c.prepareStatement(boundLimit)) {
+                        ps.setString(1, "default");
+                        ps.setInt(2, 1);
+                        ps.setString(3, "w2");
+                        ps.executeQuery().close();
+                    }
+                }
+                try (var ps = c.prepareStatement("SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements");
+                     var rs = ps.executeQuery()) {
+                    long thenClaimGeneric = -1, claimGeneric = -1, boundGeneric = -1, boundCustom = -1;
+                    while (rs.next()) {
+                        String sql = rs.getString(1);
+                        if (sql.contains("ended AS")) thenClaimGeneric = rs.getLong(2);
+                        else if (sql.contains("LIMIT $")) {
+                            boundGeneric = rs.getLong(2);
+                            boundCustom = rs.getLong(3);
+                        } else if (sql.contains("picked AS MATERIALIZED")) claimGeneric = rs.getLong(2);
+                    }
+                    assertThat(thenClaimGeneric).as("outcomes-then-claim executions on the generic plan").isGreaterThanOrEqualTo(10);
+                    assertThat(claimGeneric).as("claim executions on the generic plan").isGreaterThanOrEqualTo(10);
+                    assertThat(boundGeneric).as("the bound-limit claim on the generic plan").isZero();
+                    assertThat(boundCustom).as("the bound-limit claim planned per execution").isGreaterThanOrEqualTo(15);
+                }
+            }
+        }
+    }
+
+    /** Counts the statements prepared on a DataSource's connections. */
+    static final class StatementCounter {
+        private final AtomicInteger prepared = new AtomicInteger();
+
+        DataSource wrap(DataSource target) {
+            return JdbcProxies.afterEachCall(DataSource.class, target, (method, args, result) ->
+                    method.getName().equals("getConnection") ? connection((Connection) result) : result);
+        }
+
+        private Connection connection(Connection target) {
+            return JdbcProxies.afterEachCall(Connection.class, target, (method, args, result) -> {
+                if (method.getName().startsWith("prepare") || method.getName().equals("createStatement")) prepared.incrementAndGet();
+                return result;
+            });
+        }
+
+        int count() {
+            return prepared.get();
+        }
+    }
+}
