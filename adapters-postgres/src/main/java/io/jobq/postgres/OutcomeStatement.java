@@ -206,15 +206,17 @@ final class OutcomeStatement {
      * with the given claim: {@code WITH <the outcome's CTEs>, ended AS (<the outcome's UPDATE>),
      * <claimCte>, claimed AS (<claimUpdate>) SELECT * FROM ended UNION ALL SELECT * FROM claimed}. The
      * claim's placeholders {@code {n}} become {@code {n + }{@value #BINDS}{@code }}. One commit and one round
-     * trip instead of two: a pgbench loop on the 2-core bench machine did 1.7–1.9× the jobs/s of the two
-     * statements at 1 client and 1.3–1.4× at 16 (docs/benchmarks.md).
+     * trip instead of two: on the 2-core bench machine a pgbench loop of it did 1.6–1.9× the jobs/s of the two
+     * statements at 1 client, and a bare Java loop through the store 1.5× (docs/benchmarks.md).
      *
      * <p>Why it is safe as one statement: the outcome's rows are running and fenced to their runs, the claim's
      * are queued, so no row is changed twice; the claim sees the table as the statement began (a run
      * ending here frees nothing it could claim: a retried job is scheduled, a held job is released after
-     * the commit). {@code ended} comes first in the {@code UNION ALL}, so its row locks (taken in id order,
-     * as the heartbeat's) are taken before the claim's. The claimed rows are told apart by their state,
-     * {@code running}, which no outcome writes.
+     * the commit). PostgreSQL runs the sub-statements of a WITH in no promised order, so the store uses this
+     * statement only with {@code SKIP LOCKED}, where the claim never waits on a row lock: no lock is waited on
+     * while another is held but the ending runs' own, taken in id order as the heartbeat takes them. The
+     * claimed rows are told apart by their state, {@code running}, which no outcome writes (outcomes write
+     * done, scheduled, dead or cancelled).
      *
      * @param claimCte the claim's {@code picked AS MATERIALIZED (…)}
      * @param claimUpdate the claim's {@code UPDATE … FROM picked … RETURNING j.*}

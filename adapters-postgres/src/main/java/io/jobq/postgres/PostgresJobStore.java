@@ -282,6 +282,10 @@ public final class PostgresJobStore implements JobStore {
      * One statement on the normal path: see {@link OutcomeStatement#thenClaimTemplate}. When it fails on a value
      * (a result the database refuses, a claimed row it cannot print) it changed nothing, and the outcomes and
      * the claim are made on their own, each with its fallback.
+     *
+     * <p>Two statements, outcomes first, under {@link LockMode#WAIT}: there the claim may wait on a queued
+     * row's lock (another claimer's, an application transaction's), and in one statement it would wait while
+     * holding the ending runs' row locks, which the worker's heartbeat and the caps' release need.
      */
     @Override
     public OutcomesThenClaim recordOutcomesThenClaim(List<OutcomeWrite> writes, ClaimRequest req) {
@@ -289,6 +293,7 @@ public final class PostgresJobStore implements JobStore {
         Objects.requireNonNull(req, "req");
         OutcomeWrite.requireDistinctJobs(writes);
         if (writes.isEmpty()) return new OutcomesThenClaim(List.of(), claim(req));
+        if (options.lockMode() != LockMode.SKIP_LOCKED) return new OutcomesThenClaim(recordOutcomes(writes), claim(req));
         TenantCaps.EndedRuns ended = new TenantCaps.EndedRuns();
         RenderedStatement statement = rendered(req, true);
         OutcomeStatement.WrittenThenClaimed written = run("record outcomes and claim", () -> {

@@ -120,7 +120,7 @@ final class TenantCaps {
 
     /**
      * Locks one tenant row for a later {@link FairTags#RELEASE}, unless another transaction holds it: no row
-     * then. Never waiting keeps the outcome flush and the maintenance pass off every tenant lock, including
+     * then. Never waiting keeps the outcome statement and the maintenance pass off every tenant lock, including
      * one an application transaction holds through {@link JobClient} for as long as it likes, and out of
      * every lock cycle. A release skipped here is the sweep's, at the next maintenance pass.
      */

@@ -64,6 +64,25 @@ class OutcomesThenClaimTest extends PostgresStoreTestCase {
         assertThat(both.claimed().get(0).vtime().orElseThrow()).isLessThanOrEqualTo(both.claimed().get(1).vtime().orElseThrow());
     }
 
+    /**
+     * A claim that waits on row locks must not wait holding the ending runs' locks (the heartbeat needs them):
+     * under {@link LockMode#WAIT} the store writes the outcomes and then claims, two statements.
+     */
+    @Test
+    void whereTheClaimWaitsOnLocksTheOutcomesAreCommittedFirstInAStatementOfTheirOwn() {
+        for (int i = 0; i < 3; i++) store.enqueue(job("acme"));
+        Job run = store.claim(claim(W1, 1)).getFirst();
+        StatementCounter counter = new StatementCounter();
+        PostgresJobStore waiting = new PostgresJobStore(counter.wrap(db.dataSource()),
+                PostgresJobStore.Options.DEFAULTS.withLockMode(LockMode.WAIT));
+
+        OutcomesThenClaim both = waiting.recordOutcomesThenClaim(List.of(done(run)), claim(W1, 2));
+
+        assertThat(counter.count()).as("statements sent").isEqualTo(2);
+        assertThat(both.answers()).singleElement().isInstanceOf(FencedWrite.Applied.class);
+        assertThat(both.claimed()).hasSize(2);
+    }
+
     @Test
     void aResultTheDatabaseRefusesIsStoredWithoutItAndTheClaimStillComesBack() {
         for (int i = 0; i < 3; i++) store.enqueue(job("acme"));

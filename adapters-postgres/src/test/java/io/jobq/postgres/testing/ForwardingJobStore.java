@@ -73,7 +73,7 @@ public class ForwardingJobStore implements JobStore {
 
     @Override
     public OutcomesThenClaim recordOutcomesThenClaim(List<OutcomeWrite> writes, ClaimRequest req) {
-        return delegate.recordOutcomesThenClaim(writes, req);
+        return delegate().recordOutcomesThenClaim(writes, req);
     }
 
     @Override

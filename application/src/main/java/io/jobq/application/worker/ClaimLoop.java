@@ -121,8 +121,10 @@ final class ClaimLoop {
             }
             outage.reset();
         } catch (Throwable e) {
-            OutcomeBatcher.fail(carried, e); // their runs try again: the fences make that safe
             claimInDoubt = true; // it may have committed before the failure reached us
+            // The outcomes must not share the claim's fate (a claim can fail where a plain write would not):
+            // they are written alone at once, and only if that fails too go back to their runs to retry.
+            writeAlone(carried, e);
             backOff(e);
             return;
         } finally {
@@ -143,12 +145,24 @@ final class ClaimLoop {
         List<OutcomeBatcher.Pending> carried = outcomes.takeHandedOver();
         if (carried.isEmpty()) return;
         try {
-            OutcomeBatcher.answer(carried, store.recordOutcomes(OutcomeBatcher.writes(carried)));
-        } catch (Throwable e) {
-            OutcomeBatcher.fail(carried, e);
-            errors.fatalIfSo("store call", e); // the runs report the failure and try again; no back-off here
+            writeAlone(carried, null);
         } finally {
             OutcomeBatcher.fail(carried, new IllegalStateException("the claim loop did not answer this outcome"));
+        }
+    }
+
+    /**
+     * Writes {@code carried} in one statement of their own and answers them; if that throws, fails them with
+     * {@code earlier} (what the call carrying them threw), or else with what it threw. Their runs report the
+     * failure and try again (the fences make that safe); no back-off here.
+     */
+    private void writeAlone(List<OutcomeBatcher.Pending> carried, Throwable earlier) {
+        if (carried.isEmpty()) return;
+        try {
+            OutcomeBatcher.answer(carried, store.recordOutcomes(OutcomeBatcher.writes(carried)));
+        } catch (Throwable e) {
+            OutcomeBatcher.fail(carried, earlier != null ? earlier : e);
+            errors.fatalIfSo("store call", e);
         }
     }
 

@@ -31,7 +31,8 @@ import java.util.concurrent.TimeoutException;
  * <p>An outcome is written on its run's own thread instead ({@link JobStore#recordOutcomes}, one statement)
  * when the claim loop is not claiming (before start, after {@link #stopRiding}, at shutdown), and when the claim
  * loop has not taken it within {@code waitForClaimLoop} (it is stuck in a slow store call or an outage's
- * back-off): no outcome waits on the claim loop for longer than that.
+ * back-off): no outcome waits longer than that for the claim loop to take it. Once taken, it waits for the
+ * claim loop's store call, as long as that call takes (bounded by the connection's timeouts).
  */
 final class OutcomeBatcher {
     /** One outcome waiting for the claim loop; whoever takes it must answer it ({@link #answer}, {@link #fail}). */
@@ -151,17 +152,22 @@ final class OutcomeBatcher {
 
     private List<Pending> take(boolean onlyHandedOver) {
         List<Pending> taken = new ArrayList<>();
-        Set<JobId> jobs = new HashSet<>();
-        for (Iterator<Pending> it = queue.iterator(); it.hasNext() && taken.size() < maxBatch; ) {
-            Pending p = it.next();
-            if (onlyHandedOver && !p.handedOver) continue;
-            // remove() decides the race with a run giving up on the claim loop: only one side gets it
-            if (!jobs.contains(p.write.token().job()) && queue.remove(p)) {
-                jobs.add(p.write.token().job());
-                taken.add(p);
+        try {
+            Set<JobId> jobs = new HashSet<>();
+            for (Iterator<Pending> it = queue.iterator(); it.hasNext() && taken.size() < maxBatch; ) {
+                Pending p = it.next();
+                if (onlyHandedOver && !p.handedOver) continue;
+                // remove() decides the race with a run giving up on the claim loop: only one side gets it
+                if (!jobs.contains(p.write.token().job()) && queue.remove(p)) {
+                    jobs.add(p.write.token().job());
+                    taken.add(p);
+                }
             }
+            return taken;
+        } catch (Throwable e) {
+            fail(taken, e); // taken off the queue: nobody else would ever answer them
+            throw e;
         }
-        return taken;
     }
 
     /** Whether an outcome is waiting for the claim loop. */

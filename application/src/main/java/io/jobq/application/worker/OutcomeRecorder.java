@@ -133,8 +133,9 @@ final class OutcomeRecorder {
 
     /**
      * Tries {@code write} up to {@link Worker#WRITE_ATTEMPTS} times. A write whose commit succeeded but whose
-     * answer was lost is tried again and then rejected; a rejection on a later try that shows the row as this
-     * very write left it ({@link #showsThisWrite}) is therefore counted as applied.
+     * answer was lost is tried again (by this run, or at once by the claim loop) and then rejected; a
+     * rejection that shows the row as this very write left it ({@link #showsThisWrite}) is therefore counted
+     * as applied.
      *
      * @return the store's answer, or empty when every try threw (the run is then discarded)
      */
@@ -143,7 +144,8 @@ final class OutcomeRecorder {
         for (int attempt = 1; ; attempt++) {
             try {
                 FencedWrite result = outcomes.write(write, handedOver);
-                if (attempt > 1 && result instanceof FencedWrite.Rejected r && r.current().filter(j -> showsThisWrite(j, write)).isPresent()) {
+                // Also on the first try: the claim loop writes again, alone, what a call of its own that threw carried.
+                if (result instanceof FencedWrite.Rejected r && r.current().filter(j -> showsThisWrite(j, write)).isPresent()) {
                     return Optional.of(new FencedWrite.Applied(r.current().get()));
                 }
                 return Optional.of(result);

@@ -16,8 +16,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The runs a worker holds and its execution slots. {@link ClaimedAhead} takes a slot per run it starts,
  * and starts one whenever a slot is given back ({@link #onSlotFreed}). A run gives its slot back exactly once: as soon as its
- * handler has returned ({@link #handlerReturned}), so the next claim overlaps with the write of this
- * run's outcome instead of waiting for its commit, or when it ends ({@link #end}) if it never got that far.
+ * handler has returned and its outcome is handed over ({@link #handlerReturned}), so the claim that refills
+ * the slot carries that outcome (see {@link OutcomeBatcher}), or when it ends ({@link #end}) if it never got that far.
  * At most {@code slots} handlers therefore run at once; a run still writing its outcome is held (and
  * heartbeated) until it ends, and at most {@code writing} such runs are held beside the running ones, so a
  * slow store cannot make runs pile up. The lease keeper heartbeats {@link #all()}; shutdown waits for every

@@ -52,14 +52,14 @@ import java.util.Optional;
  *     generated per worker instance.
  * @param outageBackoffCap the longest pause between attempts while the store is unavailable; pauses
  *     start at 100 ms and double up to this; at least 100 ms. Default: 5 s.
- * @param outcomeBatchSize most run outcomes written in one statement (one commit); 1 writes each
- *     outcome on its run's own thread, as soon as it is known; 1..1,000. Default: 100.
+ * @param outcomeBatchSize most run outcomes written in one statement (one commit), which the claim loop
+ *     sends with its next claim; 1 writes one outcome per statement; 1..1,000. Default: 100.
  * @param batchFillWait how long the worker waits to fill a batch while handlers are still running: a
- *     write of outcomes waits for more outcomes, so a busy worker commits many at once, and a claim waits
- *     for more slots to free (up to {@code min(claimBatchSize, concurrency)}), so its claims come back
- *     full; neither waits when no handler is running, so a lone run is claimed and written at once. The
- *     latency a busy worker trades for fewer commits (while one long handler keeps a slot, every pickup
- *     beside it pays it); 0..1 s. Default: 2 ms.
+ *     claim waits for more slots to free (up to {@code min(claimBatchSize, concurrency)}), so its claims
+ *     come back full, and carries every outcome handed over meanwhile, so a busy worker commits many at
+ *     once; it does not wait when no handler is running, so a lone run's outcome and the next claim go at
+ *     once. The latency a busy worker trades for fewer commits (while one long handler keeps a slot, every
+ *     pickup beside it pays it); 0..1 s. Default: 2 ms.
  * @param prefetch how many jobs the worker may hold claimed beyond its free slots, waiting for one: a
  *     claim then asks for up to {@code free slots + prefetch - jobs waiting} (at most
  *     {@code claimBatchSize}), so short jobs are claimed many per commit even by a worker with one slot,

@@ -198,6 +198,25 @@ class ClaimLoopTest extends WorkerFixture {
         assertThat(events.storeErrors("claim")).as("the lost call, reported by the claim loop").isEqualTo(1);
     }
 
+    /**
+     * A claim can fail where a plain write of outcomes would not (a constraint a queued row breaks, a
+     * statement timeout): the outcomes it carried must not share its fate. They are written alone at once,
+     * and their runs never see the claim's failure.
+     */
+    @Test
+    void outcomesACarryingClaimFailedOnAreWrittenAloneAtOnce() {
+        JobId first = enqueue("noop", "{}");
+        JobId second = enqueue("noop", "{}");
+        store.throwOnNextCall("recordOutcomesThenClaim", new IllegalStateException("the claim part was refused"));
+        start(FAST.toBuilder().concurrency(1).claimBatchSize(1).build());
+
+        awaitState(first, JobState.DONE);
+        awaitState(second, JobState.DONE);
+        assertThat(events.storeErrors("claim")).as("the failed call, reported by the claim loop").isEqualTo(1);
+        assertThat(events.storeErrors("complete")).as("a run that saw the claim's failure").isZero();
+        assertThat(events.discards).isEmpty();
+    }
+
     @Test
     void runsEndingTogetherAreReplacedByOneFullClaimNotOneClaimEach() {
         assertThat(claimsAfterOneThenThreeRunsEnd(Duration.ofSeconds(1))).containsExactly(4, 4);
