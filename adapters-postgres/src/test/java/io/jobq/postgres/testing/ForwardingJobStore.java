@@ -72,6 +72,11 @@ public class ForwardingJobStore implements JobStore {
     }
 
     @Override
+    public boolean claimsCarryOutcomes() {
+        return delegate().claimsCarryOutcomes();
+    }
+
+    @Override
     public OutcomesThenClaim recordOutcomesThenClaim(List<OutcomeWrite> writes, ClaimRequest req) {
         return delegate().recordOutcomesThenClaim(writes, req);
     }

@@ -140,6 +140,15 @@ public interface JobStore extends ScheduleStore, ApiKeyStore {
         return new OutcomesThenClaim(answers, claim(req));
     }
 
+    /**
+     * Whether {@link #recordOutcomesThenClaim} makes both in one transaction, so that a worker's claims should
+     * carry its runs' outcomes. When false the worker's runs write their own outcomes beside its claims, which
+     * then overlap instead of following one another. Default: true.
+     */
+    default boolean claimsCarryOutcomes() {
+        return true;
+    }
+
     /** Largest stored result, in UTF-8 bytes of JSON text (1 MiB, the API's default body limit). */
     int MAX_RESULT_BYTES = 1024 * 1024;
 

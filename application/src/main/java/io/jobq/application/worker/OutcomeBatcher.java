@@ -29,7 +29,8 @@ import java.util.concurrent.TimeoutException;
  * safe, and nothing is lost meanwhile, since the runs' leases stand until they lapse).
  *
  * <p>An outcome is written on its run's own thread instead ({@link JobStore#recordOutcomes}, one statement)
- * when the claim loop is not claiming (before start, after {@link #stopRiding}, at shutdown), and when the claim
+ * when the claim loop is not claiming (before start, after {@link #stopRiding}, at shutdown), with a store whose
+ * claims cannot carry outcomes ({@link JobStore#claimsCarryOutcomes}: then riding never starts), and when the claim
  * loop has not taken it within {@code waitForClaimLoop} (it is stuck in a slow store call or an outage's
  * back-off): no outcome waits longer than that for the claim loop to take it. Once taken, it waits for the
  * claim loop's store call, as long as that call takes (bounded by the connection's timeouts).

@@ -330,7 +330,8 @@ public final class Worker implements AutoCloseable {
             scheduleThread = Thread.ofPlatform().daemon(true).name("jobq-schedules-" + id).start(() -> errors.keepRunning(
                     "schedule loop", scheduleFirer::loop, backgroundStopped, OutageBackoff.of(settings)));
         }
-        outcomes.startRiding();
+        // A store that cannot make an outcome and a claim one commit: the runs write their own, beside the claims.
+        if (store.claimsCarryOutcomes()) outcomes.startRiding();
         // at once rather than at the first heartbeat period, and off this thread: start() must not wait on the store
         Thread.ofVirtual().name("jobq-announce-" + id).start(this::announce);
         claimThread = Thread.ofPlatform().daemon(true).name("jobq-claim-" + id).start(claimLoop::loop);

@@ -330,6 +330,18 @@ public final class InMemoryJobStore implements JobStore {
         return new FencedWrite.Applied(r.toJob());
     }
 
+    private volatile boolean claimsCarryOutcomes = true;
+
+    /** What {@link #claimsCarryOutcomes()} answers (test hook); default true. */
+    public void setClaimsCarryOutcomes(boolean value) {
+        claimsCarryOutcomes = value;
+    }
+
+    @Override
+    public boolean claimsCarryOutcomes() {
+        return claimsCarryOutcomes;
+    }
+
     /**
      * Counted as "recordOutcomesThenClaim" and subject to its hooks (a lost answer loses both parts' answers,
      * as for one statement); inside, {@link #recordOutcomes} and {@link #claim} as called alone, all under one
