@@ -67,6 +67,12 @@ class PostgresWakeupChannelTest {
     void reconnectsAfterItsBackendIsTerminatedAndStillWakes() throws InterruptedException {
         assertThat(wakeups.tryAcquire(5, TimeUnit.SECONDS)).isTrue();
         for (int round = 1; round <= 3; round++) {
+            // A closed channel's backend (the previous test's, or the one killed last round) leaves
+            // pg_stat_activity a moment after its connection closes: wait until ours is the only listener.
+            await(() -> db.dsl().resultQuery("""
+                    SELECT count(*) FROM pg_stat_activity
+                    WHERE datname = current_database() AND query LIKE 'LISTEN%' AND pid <> pg_backend_pid()""")
+                    .fetchSingle(0, Integer.class) == 1);
             int killed = db.dsl().resultQuery("""
                     SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity
                     WHERE datname = current_database() AND query LIKE 'LISTEN%' AND pid <> pg_backend_pid()) k""")
