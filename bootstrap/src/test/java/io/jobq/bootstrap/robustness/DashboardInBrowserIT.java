@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
@@ -66,8 +67,10 @@ class DashboardInBrowserIT {
                 // redirect lands (a CI run read the list's URL still), so wait for it.
                 new WebDriverWait(browser, WAIT).until(b -> b.getCurrentUrl().endsWith("/ui/jobs/" + dead + "?done=retried"));
                 assertThat(browser.findElement(By.cssSelector(".message")).getText()).contains("moved back to queued");
-                // the fail task succeeds on its second attempt: the page reloads itself while the job is live
-                new WebDriverWait(browser, WAIT).until(b -> "done".equals(b.findElement(By.id("status")).getText()));
+                // the fail task succeeds on its second attempt: the page reloads itself while the job is live, so
+                // the element found can be replaced before its text is read (stale): look again
+                new WebDriverWait(browser, WAIT).ignoring(StaleElementReferenceException.class)
+                        .until(b -> "done".equals(b.findElement(By.id("status")).getText()));
                 assertThat(http.get("/jobs/" + dead, KEY).body().get("attempts").asInt()).isEqualTo(2);
 
                 browser.findElement(By.linkText("Overview")).click();
