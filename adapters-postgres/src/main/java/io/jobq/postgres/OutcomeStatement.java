@@ -231,6 +231,13 @@ final class OutcomeStatement {
                 .replaceAll(m -> "{" + (Integer.parseInt(m.group(1)) + BINDS) + "}");
     }
 
+    /** The binds of a {@link #thenClaimTemplate} statement: the outcome's {0} to {6}, then the claim's, shifted. */
+    static Object[] thenClaimBinds(Object[] outcomeBinds, Object[] claimBinds) {
+        Object[] all = java.util.Arrays.copyOf(outcomeBinds, BINDS + claimBinds.length);
+        System.arraycopy(claimBinds, 0, all, BINDS, claimBinds.length);
+        return all;
+    }
+
     /** Sample binds of {@link #UPDATE}'s types, for rendering a statement built around it. */
     static Object[] sampleBinds() {
         return new Object[] {new Long[0], new String[0], new Integer[0], new String[0], new String[0], new String[0], new Double[0]};
@@ -252,9 +259,7 @@ final class OutcomeStatement {
             Object[] claimBinds, TenantCaps.EndedRuns ended) {
         OutcomeWrite.requireDistinctJobs(writes);
         List<Row> rows = writes.stream().map(OutcomeStatement::row).toList();
-        Object[] outcomeBinds = binds(rows);
-        Object[] all = java.util.Arrays.copyOf(outcomeBinds, BINDS + claimBinds.length);
-        System.arraycopy(claimBinds, 0, all, BINDS, claimBinds.length);
+        Object[] all = thenClaimBinds(binds(rows), claimBinds);
         List<Record> endedRows = new ArrayList<>();
         List<Record> claimed = new ArrayList<>();
         String running = JobState.RUNNING.dbName();

@@ -331,10 +331,8 @@ public final class PostgresJobStore implements JobStore {
             if (!outcomesFirst) return RenderedStatement.of(claimQuery(req, "j.*"), claimTemplate(req, "j.*"));
             String template = schema.sql(OutcomeStatement.thenClaimTemplate(CLAIM_PICK.formatted(claimPickArgs(req)),
                     CLAIM_UPDATE.formatted("j.*")));
-            Object[] claimBinds = claimBinds(req);
-            Object[] binds = java.util.Arrays.copyOf(OutcomeStatement.sampleBinds(), OutcomeStatement.BINDS + claimBinds.length);
-            System.arraycopy(claimBinds, 0, binds, OutcomeStatement.BINDS, claimBinds.length);
-            return RenderedStatement.render(dsl, template, binds);
+            return RenderedStatement.render(dsl, template, OutcomeStatement.thenClaimBinds(OutcomeStatement.sampleBinds(),
+                    claimBinds(req)));
         });
     }
 
