@@ -13,6 +13,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.openqa.selenium.By;
+import org.openqa.selenium.NoSuchElementException;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
@@ -49,7 +50,9 @@ class DashboardInBrowserIT {
                 assertThat(browser.getCurrentUrl()).as("sent to log in").endsWith("/ui/login");
                 browser.findElement(By.id("key")).sendKeys(KEY);
                 browser.findElement(By.cssSelector("form.login button")).click();
-                assertThat(browser.findElement(By.tagName("h1")).getText()).isEqualTo("Overview");
+                // a click that submits a form can return before the next page replaces this one: every read after
+                // one waits for the new page's text rather than reading the old page's element (stale)
+                awaitText(browser, By.tagName("h1"), "Overview"::equals);
 
                 for (int i = 0; i < 5; i++) {
                     assertThat(http.post("/jobs", "{\"task\": \"word_count\", \"tenant\": \"acme\", \"payload\": {\"text\": \"job " + i + "\"}}", KEY)
@@ -66,15 +69,13 @@ class DashboardInBrowserIT {
                 // The click submits a form; on a loaded machine chromedriver can return before the POST's
                 // redirect lands (a CI run read the list's URL still), so wait for it.
                 new WebDriverWait(browser, WAIT).until(b -> b.getCurrentUrl().endsWith("/ui/jobs/" + dead + "?done=retried"));
-                assertThat(browser.findElement(By.cssSelector(".message")).getText()).contains("moved back to queued");
-                // the fail task succeeds on its second attempt: the page reloads itself while the job is live, so
-                // the element found can be replaced before its text is read (stale): look again
-                new WebDriverWait(browser, WAIT).ignoring(StaleElementReferenceException.class)
-                        .until(b -> "done".equals(b.findElement(By.id("status")).getText()));
+                awaitText(browser, By.cssSelector(".message"), t -> t.contains("moved back to queued"));
+                // the fail task succeeds on its second attempt; the page reloads itself while the job is live
+                awaitText(browser, By.id("status"), "done"::equals);
                 assertThat(http.get("/jobs/" + dead, KEY).body().get("attempts").asInt()).isEqualTo(2);
 
                 browser.findElement(By.linkText("Overview")).click();
-                assertThat(browser.findElement(By.cssSelector("#queues tbody")).getText()).contains("default");
+                awaitText(browser, By.cssSelector("#queues tbody"), t -> t.contains("default"));
                 assertThat(browser.findElements(By.cssSelector("svg.chart rect"))).as("bars of finished jobs").isNotEmpty();
                 Files.createDirectories(SCREENSHOT.getParent());
                 File shot = ((TakesScreenshot) browser).getScreenshotAs(OutputType.FILE);
@@ -90,9 +91,20 @@ class DashboardInBrowserIT {
         return browser.findElements(By.cssSelector("#jobs td.status")).stream().map(WebElement::getText).toList();
     }
 
+    /**
+     * Waits at most {@link #WAIT} until the element {@code by} exists and its text satisfies {@code expected}. An
+     * element missing, or replaced between finding it and reading it (the page navigating or reloading itself),
+     * means look again, not fail.
+     */
+    private static void awaitText(WebDriver browser, By by, java.util.function.Predicate<String> expected) {
+        new WebDriverWait(browser, WAIT).ignoring(StaleElementReferenceException.class).ignoring(NoSuchElementException.class)
+                .withMessage(() -> "text of " + by + " on " + browser.getCurrentUrl())
+                .until(b -> expected.test(b.findElement(by).getText()));
+    }
+
     /** Reloads the page (as a user would) until {@code condition} holds, for at most {@link #WAIT}. */
     private static void awaitOnReload(WebDriver browser, java.util.function.BooleanSupplier condition) {
-        new WebDriverWait(browser, WAIT, Duration.ofMillis(500)).until(b -> {
+        new WebDriverWait(browser, WAIT, Duration.ofMillis(500)).ignoring(StaleElementReferenceException.class).until(b -> {
             if (condition.getAsBoolean()) return true;
             b.navigate().refresh();
             return false;
