@@ -20,10 +20,10 @@ final class OneWorker {
     static final int CLAIM_BATCH = WorkerSettings.DEFAULTS.claimBatchSize();
 
     /**
-     * The prefetch jobq's docs recommend for throughput of short jobs: twice the claim batch, so a full
-     * batch is claimed while a batch still waits for slots.
+     * The prefetch jobq's docs recommend for throughput of short jobs (docs/operations.md): each claim then
+     * takes the free slots plus up to 20 jobs that wait for one.
      */
-    static final int THROUGHPUT_PREFETCH = 2 * CLAIM_BATCH;
+    static final int THROUGHPUT_PREFETCH = 20;
 
     private OneWorker() {}
 
@@ -36,14 +36,14 @@ final class OneWorker {
         return Math.max(10, concurrency + 2);
     }
 
-    /** Defaults but the slots and prefetch; polling only, since every job is queued before the start. */
-    static WorkerSettings settings(int concurrency, int prefetch) {
-        return WorkerSettings.builder().concurrency(concurrency).prefetch(prefetch).listen(false).build();
+    /** Defaults but the slots, prefetch and claim batch; polling only, since every job is queued before the start. */
+    static WorkerSettings settings(int concurrency, int prefetch, int claimBatch) {
+        return WorkerSettings.builder().concurrency(concurrency).prefetch(prefetch).claimBatchSize(claimBatch).listen(false).build();
     }
 
     /** What the report prints as jobq's settings at this concurrency. */
     static String describe(int concurrency, int prefetch) {
-        WorkerSettings s = settings(concurrency, prefetch);
+        WorkerSettings s = settings(concurrency, prefetch, CLAIM_BATCH);
         return "one Worker, concurrency " + concurrency + ", prefetch " + prefetch + ", claim batch " + s.claimBatchSize()
                 + " (min(free slots + prefetch room, batch) per claim), pool " + poolSize(concurrency)
                 + ", fair order, SKIP LOCKED, poll " + s.pollInterval().toMillis() + " ms, LISTEN off";
@@ -61,15 +61,15 @@ final class OneWorker {
      * {@code concurrency} slots, and checks that every job in the table is done afterwards.
      */
     static Drain drain(BenchDatabase db, String name, int concurrency, int prefetch, int jobs) {
-        return drain(db, name, concurrency, prefetch, jobs, null);
+        return drain(db, name, concurrency, prefetch, CLAIM_BATCH, jobs, null);
     }
 
     /**
-     * As {@link #drain(BenchDatabase, String, int, int, int)}, but timed for at most {@code box} (null: no box)
-     * from the first job picked up: if the jobs outlast it, the rate is the jobs completed within it ÷ it,
-     * and the rest are left queued.
+     * As {@link #drain(BenchDatabase, String, int, int, int)}, with claims of at most {@code claimBatch}, and
+     * timed for at most {@code box} (null: no box) from the first job picked up: if the jobs outlast it, the
+     * rate is the jobs completed within it ÷ it, and the rest are left queued.
      */
-    static Drain drain(BenchDatabase db, String name, int concurrency, int prefetch, int jobs, Duration box) {
+    static Drain drain(BenchDatabase db, String name, int concurrency, int prefetch, int claimBatch, int jobs, Duration box) {
         AtomicLong done = new AtomicLong();
         AtomicLong claims = new AtomicLong();
         AtomicLong claimed = new AtomicLong();
@@ -91,7 +91,7 @@ final class OneWorker {
         long end;
         long counted = jobs;
         try (WorkerGroup group = new WorkerGroup(db, name, 1, poolSize(concurrency), ClaimStrategy.SKIP_LOCKED.storeOptions(),
-                HandlerRegistry.withBuiltIns(), settings(concurrency, prefetch), listener)) {
+                HandlerRegistry.withBuiltIns(), settings(concurrency, prefetch, claimBatch), listener)) {
             start = System.nanoTime();
             group.start();
             if (box != null) {

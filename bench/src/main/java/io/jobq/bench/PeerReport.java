@@ -20,12 +20,11 @@ final class PeerReport {
                     .map(x -> Format.rate(x.jobsPerSecond())).orElse("-"));
         }
         t.row(single.toArray(String[]::new));
-        for (int prefetch : one.stream().map(DeploymentCell::prefetch).distinct().toList()) {
-            String shape = "one worker, --concurrency c" + (prefetch == 0 ? "" : " --prefetch " + prefetch);
+        for (String shape : one.stream().map(DeploymentCell::shape).distinct().toList()) {
             List<String> rates = new ArrayList<>(List.of(shape));
             List<String> perClaim = new ArrayList<>(List.of("  jobs per claim"));
             for (int c : p.concurrencies()) {
-                Optional<DeploymentCell> d = one.stream().filter(x -> x.concurrency() == c && x.prefetch() == prefetch).findFirst();
+                Optional<DeploymentCell> d = one.stream().filter(x -> x.concurrency() == c && x.shape().equals(shape)).findFirst();
                 rates.add(d.map(x -> Format.rate(x.jobsPerSecond())).orElse("-"));
                 perClaim.add(d.map(x -> String.format(Locale.ROOT, "%.2f", x.meanJobsPerClaim())).orElse("-"));
             }
@@ -114,8 +113,8 @@ final class PeerReport {
     static String raw(Results r) {
         StringBuilder out = new StringBuilder();
         for (DeploymentCell d : r.deployment) {
-            out.append(String.format(Locale.ROOT, "jobq  one worker, concurrency %2d, prefetch %2d: %s jobs/s -> median %s; %.2f jobs per claim%n",
-                    d.concurrency(), d.prefetch(), String.join(", ", d.runsJobsPerSecond().stream().map(Format::rate).toList()),
+            out.append(String.format(Locale.ROOT, "jobq  one worker, concurrency %2d, prefetch %2d, claim batch %3d: %s jobs/s -> median %s; %.2f jobs per claim%n",
+                    d.concurrency(), d.prefetch(), d.claimBatch(), String.join(", ", d.runsJobsPerSecond().stream().map(Format::rate).toList()),
                     Format.rate(d.jobsPerSecond()), d.meanJobsPerClaim()));
         }
         r.peers.ifPresent(o -> o.results().forEach(x -> out.append(String.format(Locale.ROOT, "peer %s, concurrency %d: %s%n",

@@ -40,36 +40,41 @@ record ThroughputExperiment(BenchDatabase db, Plan plan, Progress progress) {
 
     private static final String PROGRESS = "throughput %s, %d worker(s)";
 
+    /** The launcher's claim batch until 2026-12-02: one claim took at most 10 jobs however many slots were free. */
+    static final int OLD_CLAIM_BATCH = 10;
+
     /**
      * The deployment shape: for each c of {@link Plan#concurrencies()}, ONE worker with c slots (as
      * {@code jobq worker --concurrency c} runs), with the default prefetch (0) and with
-     * {@link OneWorker#THROUGHPUT_PREFETCH}, beside the rows above, where c workers have one slot each.
-     * Same jobs and runs as the rows above.
+     * {@link OneWorker#THROUGHPUT_PREFETCH}, and with the claim batch capped at {@link #OLD_CLAIM_BATCH} (the
+     * default before 2026-12-02, kept so the report shows what the cap costs), beside the rows above, where
+     * c workers have one slot each. Same jobs and runs as the rows above.
      */
     List<DeploymentCell> runDeployment() {
         List<DeploymentCell> cells = new ArrayList<>();
         for (int prefetch : List.of(0, OneWorker.THROUGHPUT_PREFETCH)) {
-            for (int c : plan.concurrencies()) cells.add(runDeployment(c, prefetch));
+            for (int c : plan.concurrencies()) cells.add(runDeployment(c, prefetch, OneWorker.CLAIM_BATCH));
         }
+        for (int c : plan.concurrencies()) cells.add(runDeployment(c, 0, OLD_CLAIM_BATCH));
         return cells;
     }
 
-    private DeploymentCell runDeployment(int c, int prefetch) {
+    private DeploymentCell runDeployment(int c, int prefetch, int claimBatch) {
         {
             List<Double> rates = new ArrayList<>();
             double claimed = 0;
             for (int r = 1; r <= plan.runs(); r++) {
                 db.reset();
                 NoopJobs.enqueue(db, plan.throughputJobs());
-                Drain d = OneWorker.drain(db, "tp-one-" + c + "-" + prefetch, c, prefetch, plan.throughputJobs(),
-                        plan.throughputBox());
+                Drain d = OneWorker.drain(db, "tp-one-" + c + "-" + prefetch + "-" + claimBatch, c, prefetch, claimBatch,
+                        plan.throughputJobs(), plan.throughputBox());
                 rates.add(d.jobsPerSecond());
                 claimed += d.jobsPerClaim();
-                progress.step("throughput one worker, concurrency %d, prefetch %d, run %d/%d: %s jobs/s, %.2f jobs per claim", c,
-                        prefetch, r, plan.runs(), Format.rate(d.jobsPerSecond()), d.jobsPerClaim());
+                progress.step("throughput one worker, concurrency %d, prefetch %d, claim batch %d, run %d/%d: %s jobs/s, %.2f jobs per claim", c,
+                        prefetch, claimBatch, r, plan.runs(), Format.rate(d.jobsPerSecond()), d.jobsPerClaim());
             }
             // The mean of the runs' means (each run drains the same jobs).
-            return new DeploymentCell(c, prefetch, rates, claimed / plan.runs());
+            return new DeploymentCell(c, prefetch, claimBatch, rates, claimed / plan.runs());
         }
     }
 

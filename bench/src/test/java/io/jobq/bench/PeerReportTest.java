@@ -55,8 +55,9 @@ class PeerReportTest {
     void deploymentShapePutsOneWorkerBesideTheSingleSlotWorkersOfTheSameCount() {
         List<Cell> throughput = List.of(new Cell(ClaimStrategy.SKIP_LOCKED, 4, List.of(800.0), 1),
                 new Cell(ClaimStrategy.SKIP_LOCKED_BATCH, 4, List.of(9999.0), 3));
-        List<DeploymentCell> one = List.of(new DeploymentCell(4, 0, List.of(1300.0, 1200.0, 1250.0), 1.75),
-                new DeploymentCell(4, 20, List.of(7000.0), 9.5));
+        List<DeploymentCell> one = List.of(new DeploymentCell(4, 0, OneWorker.CLAIM_BATCH, List.of(1300.0, 1200.0, 1250.0), 1.75),
+                new DeploymentCell(4, 20, OneWorker.CLAIM_BATCH, List.of(7000.0), 9.5),
+                new DeploymentCell(4, 0, 10, List.of(1100.0), 3.25));
         List<String> lines = PeerReport.deployment(one, throughput, Plan.QUICK).lines().toList();
         assertThat(lines).anySatisfy(l -> assertThat(l).startsWith("c single-slot workers, SKIP LOCKED").contains(" 800 ")
                 .doesNotContain("9,999"));
@@ -64,5 +65,6 @@ class PeerReportTest {
         assertThat(lines).anySatisfy(l -> assertThat(l).startsWith("one worker, --concurrency c --prefetch 20").contains("7,000"));
         assertThat(lines).anySatisfy(l -> assertThat(l).contains("jobs per claim").contains("1.75"));
         assertThat(lines).anySatisfy(l -> assertThat(l).contains("jobs per claim").contains("9.50"));
+        assertThat(lines).anySatisfy(l -> assertThat(l).startsWith("one worker, --concurrency c --claim-batch 10").contains("1,100"));
     }
 }

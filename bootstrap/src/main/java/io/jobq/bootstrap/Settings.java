@@ -68,7 +68,7 @@ final class Settings {
             WORKER.pollInterval(), "Fallback poll when no wake-up arrives.");
     static final Setting<Integer> CLAIM_BATCH = worker("JOBQ_CLAIM_BATCH",
             integer("N", 1, WorkerSettings.MAX_CONCURRENCY), WORKER.claimBatchSize(),
-            "Most jobs one claim statement takes (1-" + WorkerSettings.MAX_CONCURRENCY + ").");
+            "Most jobs one claim takes (1-" + WorkerSettings.MAX_CONCURRENCY + "; at most free slots + prefetch).");
     static final Setting<Integer> PREFETCH = worker("JOBQ_PREFETCH",
             integer("N", 0, WorkerSettings.MAX_CONCURRENCY), WORKER.prefetch(),
             "Jobs a worker may claim beyond its free slots (for short jobs).");

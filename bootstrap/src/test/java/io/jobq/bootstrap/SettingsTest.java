@@ -29,7 +29,7 @@ class SettingsTest {
         assertThat(s.get(HEARTBEAT)).isEmpty();
         assertThat(Roles.workerSettings(s).effectiveHeartbeatInterval()).isEqualTo(Duration.ofSeconds(10));
         assertThat(s.get(POLL_INTERVAL)).isEqualTo(Duration.ofSeconds(1));
-        assertThat(s.get(CLAIM_BATCH)).isEqualTo(10);
+        assertThat(s.get(CLAIM_BATCH)).isEqualTo(100);
         assertThat(s.get(CONCURRENCY)).isEqualTo(4);
         assertThat(s.get(QUEUES)).containsExactly(QueueName.DEFAULT);
         assertThat(s.get(GRACE_PERIOD)).isEqualTo(Duration.ofSeconds(30));

@@ -22,8 +22,10 @@ import java.util.Optional;
  * @param concurrency execution slots: how many jobs run at once, each on its own virtual thread;
  *     1..1,000. Default: 4.
  * @param claimBatchSize most jobs taken by one claim; each claim asks for
- *     {@code min(free slots (+ prefetch room), claimBatchSize)}; 1..1,000. Default: 10 (the benchmarks' sweet spot:
- *     fewer commits per job, while a batch never exceeds the free slots).
+ *     {@code min(free slots (+ prefetch room), claimBatchSize)}, so it never takes more than the worker can
+ *     start; 1..1,000. Default: 100, so a worker's claims normally cover every free slot (as River's and Oban's
+ *     fetches do): one commit per round of slots instead of one per ten jobs (docs/benchmarks.md measures what a cap of
+ *     10 cost a 16-slot worker). Lower it to bound how many rows one claim statement locks and updates.
  * @param lease how long a claim or heartbeat leases a job, by the store's clock; at least 100 ms.
  *     Default: 30 s.
  * @param heartbeatInterval how often one heartbeat extends every in-hand lease; must be shorter than
@@ -66,8 +68,9 @@ import java.util.Optional;
  *     and a freed slot starts the next job without a round trip. Waiting jobs are leased and heartbeated
  *     like running ones and given back unrun at shutdown ({@link io.jobq.application.port.JobStore#release}).
  *     The price: a waiting job is not available to other workers, so with long jobs it may wait behind
- *     them while another worker idles. For throughput of short jobs, about twice {@code claimBatchSize}
- *     (claims of a full batch while a batch still waits); 0..1,000. Default: 0 (claim only for free slots).
+ *     them while another worker idles. For throughput of short jobs, about 20 (measured in
+ *     docs/benchmarks.md: a one-slot worker then claims up to 21 jobs per commit); 0..1,000. Default: 0
+ *     (claim only for free slots).
  */
 public record WorkerSettings(
         List<QueueName> queues,
@@ -204,7 +207,7 @@ public record WorkerSettings(
     public static final class Builder {
         private List<QueueName> queues = List.of(QueueName.DEFAULT);
         private int concurrency = 4;
-        private int claimBatchSize = 10;
+        private int claimBatchSize = 100;
         private Duration lease = Duration.ofSeconds(30);
         private Optional<Duration> heartbeatInterval = Optional.empty();
         private Duration pollInterval = Duration.ofSeconds(1);

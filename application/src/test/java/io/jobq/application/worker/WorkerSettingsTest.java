@@ -20,7 +20,7 @@ class WorkerSettingsTest {
 
         assertThat(d.queues()).containsExactly(QueueName.DEFAULT);
         assertThat(d.concurrency()).isEqualTo(4);
-        assertThat(d.claimBatchSize()).isEqualTo(10);
+        assertThat(d.claimBatchSize()).isEqualTo(100);
         assertThat(d.lease()).isEqualTo(Duration.ofSeconds(30));
         assertThat(d.effectiveHeartbeatInterval()).isEqualTo(Duration.ofSeconds(10));
         assertThat(d.pollInterval()).isEqualTo(Duration.ofSeconds(1));
@@ -116,7 +116,7 @@ class WorkerSettingsTest {
     @Test
     void aBuilderChangesOnlyTheFieldsItIsGiven() {
         WorkerSettings s = WorkerSettings.builder().concurrency(16).build();
-        assertThat(s).isEqualTo(new WorkerSettings(s.queues(), 16, 10, Duration.ofSeconds(30), Optional.empty(),
+        assertThat(s).isEqualTo(new WorkerSettings(s.queues(), 16, 100, Duration.ofSeconds(30), Optional.empty(),
                 Duration.ofSeconds(1), true, true, Duration.ofSeconds(1), 1000, Duration.ofSeconds(30), Map.of(),
                 Optional.of(Duration.ofMinutes(15)), Optional.empty(), Duration.ofSeconds(5), 100, Duration.ofMillis(2), 0));
         assertThat(WorkerSettings.builder().prefetch(20).build().toBuilder().build().prefetch()).isEqualTo(20);
