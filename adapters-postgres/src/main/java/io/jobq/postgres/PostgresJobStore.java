@@ -225,8 +225,9 @@ public final class PostgresJobStore implements JobStore {
      * guess the pick's size (a tenth of the table), comes out far costlier than any custom plan, and so the
      * claim was planned afresh on every execution (0.35–0.4 ms of planning against 0.2 ms of execution for
      * outcomes-then-claim, measured with {@code EXPLAIN (ANALYZE, SUMMARY)}). With the limit in the text the
-     * sixth execution on a connection switches to the cached generic plan. A worker uses a few limits
-     * (1 to its claim batch size), each one prepared statement per connection.
+     * sixth execution on a connection switches to the cached generic plan. A worker uses the limits 1 to
+     * min(claim batch, slots + prefetch), mostly the largest (claims wait briefly to come back full), each one
+     * prepared statement per connection; pgjdbc keeps 256 per connection and re-prepares one it evicted.
      */
     private static final String CLAIM_PICK = """
             picked AS MATERIALIZED (

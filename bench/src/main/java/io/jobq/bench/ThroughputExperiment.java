@@ -46,36 +46,44 @@ record ThroughputExperiment(BenchDatabase db, Plan plan, Progress progress) {
     /**
      * The deployment shape: for each c of {@link Plan#concurrencies()}, ONE worker with c slots (as
      * {@code jobq worker --concurrency c} runs), with the default prefetch (0) and with
-     * {@link OneWorker#THROUGHPUT_PREFETCH}, and with the claim batch capped at {@link #OLD_CLAIM_BATCH} (the
-     * default before 2026-12-02, kept so the report shows what the cap costs), beside the rows above, where
-     * c workers have one slot each. Same jobs and runs as the rows above.
+     * {@link OneWorker#THROUGHPUT_PREFETCH}, and, where c exceeds it, with the claim batch capped at
+     * {@link #OLD_CLAIM_BATCH} (the default before 2026-12-02, kept so the report shows what the cap costs), beside the rows above, where
+     * c workers have one slot each. Same jobs and runs as the rows above. The runs go round by round, every
+     * shape at every c in each round (as the peers do), so a slow minute of the disk costs every cell alike
+     * instead of deciding a comparison between two rows.
      */
     List<DeploymentCell> runDeployment() {
-        List<DeploymentCell> cells = new ArrayList<>();
+        record Shape(int c, int prefetch, int claimBatch) {}
+        List<Shape> shapes = new ArrayList<>(); // in report order
         for (int prefetch : List.of(0, OneWorker.THROUGHPUT_PREFETCH)) {
-            for (int c : plan.concurrencies()) cells.add(runDeployment(c, prefetch, OneWorker.CLAIM_BATCH));
+            for (int c : plan.concurrencies()) shapes.add(new Shape(c, prefetch, OneWorker.CLAIM_BATCH));
         }
-        for (int c : plan.concurrencies()) cells.add(runDeployment(c, 0, OLD_CLAIM_BATCH));
-        return cells;
-    }
-
-    private DeploymentCell runDeployment(int c, int prefetch, int claimBatch) {
-        {
-            List<Double> rates = new ArrayList<>();
-            double claimed = 0;
-            for (int r = 1; r <= plan.runs(); r++) {
+        // Only where it differs: with c <= 10 slots and no prefetch a claim takes the free slots either way.
+        for (int c : plan.concurrencies()) if (c > OLD_CLAIM_BATCH) shapes.add(new Shape(c, 0, OLD_CLAIM_BATCH));
+        List<List<Double>> rates = new ArrayList<>();
+        double[] claimed = new double[shapes.size()];
+        for (int k = 0; k < shapes.size(); k++) rates.add(new ArrayList<>());
+        for (int r = 1; r <= plan.runs(); r++) {
+            for (int k = 0; k < shapes.size(); k++) {
+                Shape x = shapes.get(k);
+                int c = x.c(), prefetch = x.prefetch(), claimBatch = x.claimBatch();
                 db.reset();
                 NoopJobs.enqueue(db, plan.throughputJobs());
                 Drain d = OneWorker.drain(db, "tp-one-" + c + "-" + prefetch + "-" + claimBatch, c, prefetch, claimBatch,
                         plan.throughputJobs(), plan.throughputBox());
-                rates.add(d.jobsPerSecond());
-                claimed += d.jobsPerClaim();
+                rates.get(k).add(d.jobsPerSecond());
+                claimed[k] += d.jobsPerClaim();
                 progress.step("throughput one worker, concurrency %d, prefetch %d, claim batch %d, run %d/%d: %s jobs/s, %.2f jobs per claim", c,
                         prefetch, claimBatch, r, plan.runs(), Format.rate(d.jobsPerSecond()), d.jobsPerClaim());
             }
-            // The mean of the runs' means (each run drains the same jobs).
-            return new DeploymentCell(c, prefetch, claimBatch, rates, claimed / plan.runs());
         }
+        List<DeploymentCell> cells = new ArrayList<>();
+        for (int k = 0; k < shapes.size(); k++) {
+            // jobs per claim: the mean of the runs' means (each run drains the same jobs)
+            Shape x = shapes.get(k);
+            cells.add(new DeploymentCell(x.c(), x.prefetch(), x.claimBatch(), rates.get(k), claimed[k] / plan.runs()));
+        }
+        return cells;
     }
 
     private double runOnce(ClaimStrategy s, int workers, AtomicLong claims, AtomicLong claimed) {

@@ -57,7 +57,7 @@ import java.util.Optional;
  * @param outcomeBatchSize most run outcomes written in one statement (one commit), which the claim loop
  *     sends with its next claim; 1 writes one outcome per statement; 1..1,000. Default: 100.
  * @param batchFillWait how long the worker waits to fill a batch while handlers are still running: a
- *     claim waits for more slots to free (up to {@code min(claimBatchSize, concurrency)}), so its claims
+ *     claim waits for more room (up to {@code min(claimBatchSize, concurrency + prefetch)}), so its claims
  *     come back full, and carries every outcome handed over meanwhile, so a busy worker commits many at
  *     once; it does not wait when no handler is running, so a lone run's outcome and the next claim go at
  *     once. The latency a busy worker trades for fewer commits (while one long handler keeps a slot, every

@@ -64,6 +64,8 @@ class DashboardInBrowserIT {
                 awaitOnReload(browser, () -> statuses(browser).size() == 5 && statuses(browser).stream().allMatch("done"::equals));
 
                 browser.findElement(By.linkText("Dead letters")).click();
+                // before the reloading wait below, or its refresh could reload the old page and cancel the navigation
+                new WebDriverWait(browser, WAIT).until(b -> b.getCurrentUrl().endsWith("/ui/jobs?status=dead"));
                 awaitOnReload(browser, () -> !browser.findElements(By.cssSelector("tr[data-id='" + dead + "']")).isEmpty());
                 browser.findElement(By.cssSelector("tr[data-id='" + dead + "'] form[action$='/retry'] button")).click();
                 // The click submits a form; on a loaded machine chromedriver can return before the POST's
