@@ -23,9 +23,10 @@ import java.util.Optional;
  *     1..1,000. Default: 4.
  * @param claimBatchSize most jobs taken by one claim; each claim asks for
  *     {@code min(free slots (+ prefetch room), claimBatchSize)}, so it never takes more than the worker can
- *     start; 1..1,000. Default: 100, so a worker's claims normally cover every free slot (as River's and Oban's
- *     fetches do): one commit per round of slots instead of one per ten jobs (docs/benchmarks.md measures what a cap of
- *     10 cost a 16-slot worker). Lower it to bound how many rows one claim statement locks and updates.
+ *     start; 1..1,000. Default: 100, so a worker's claims normally cover every free slot and its prefetch room
+ *     (as River's and Oban's fetches do): with {@code prefetch} 20 a claim takes up to slots + 20 jobs instead of
+ *     10 (docs/benchmarks.md compares the two). Lower it to bound how many rows one claim statement locks and
+ *     updates.
  * @param lease how long a claim or heartbeat leases a job, by the store's clock; at least 100 ms.
  *     Default: 30 s.
  * @param heartbeatInterval how often one heartbeat extends every in-hand lease; must be shorter than
