@@ -52,7 +52,8 @@ final class OneWorker {
     /** The settings every concurrency shares, for a table that spans several. */
     static String describeShape() {
         WorkerSettings s = WorkerSettings.DEFAULTS;
-        return "claim batch " + s.claimBatchSize() + " unless the row says --claim-batch (that row only where c > 10:\nbelow, a claim"
+        return "claim batch " + s.claimBatchSize() + " unless the row says --claim-batch (that row only where c > "
+                + ThroughputExperiment.OLD_CLAIM_BATCH + ":\nbelow, a claim"
                 + " takes the free slots either way), i.e. min(free slots + prefetch room, batch) per claim;\npool max(10, c + 2);"
                 + " fair order; SKIP LOCKED; LISTEN off; the runs go round by round over every row and c";
     }

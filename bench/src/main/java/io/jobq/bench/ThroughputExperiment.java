@@ -47,8 +47,8 @@ record ThroughputExperiment(BenchDatabase db, Plan plan, Progress progress) {
      * The deployment shape: for each c of {@link Plan#concurrencies()}, ONE worker with c slots (as
      * {@code jobq worker --concurrency c} runs), with the default prefetch (0) and with
      * {@link OneWorker#THROUGHPUT_PREFETCH}, and, where c exceeds it, with the claim batch capped at
-     * {@link #OLD_CLAIM_BATCH} (the default before 2026-12-02, kept so the report shows what the cap costs), beside the rows above, where
-     * c workers have one slot each. Same jobs and runs as the rows above. The runs go round by round, every
+     * {@link #OLD_CLAIM_BATCH} (the default before 2026-12-02, kept so the report shows what the cap costs),
+     * beside the rows above, where c workers have one slot each. Same jobs and runs as the rows above. The runs go round by round, every
      * shape at every c in each round (as the peers do), so a slow minute of the disk costs every cell alike
      * instead of deciding a comparison between two rows.
      */
