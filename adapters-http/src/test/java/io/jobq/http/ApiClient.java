@@ -76,6 +76,18 @@ final class ApiClient {
         return send(b);
     }
 
+    /**
+     * POSTs {@code json} with {@code Expect: 100-continue} (as curl does for bodies over 1 MiB): the body goes
+     * only once the server asks for it, so a refusal made from the headers alone (a Content-Length over the
+     * limit) reaches the client instead of racing the upload it cut short (CI saw the connection closed under
+     * a body still being written, and no reply).
+     */
+    Reply postAnnounced(String path, String json) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri(path)).expectContinue(true)
+                .POST(HttpRequest.BodyPublishers.ofString(json)).header("Content-Type", "application/json");
+        return send(b);
+    }
+
     Reply put(String path, String json) {
         return send(HttpRequest.newBuilder(uri(path)).header("Content-Type", "application/json")
                 .PUT(HttpRequest.BodyPublishers.ofString(json)));

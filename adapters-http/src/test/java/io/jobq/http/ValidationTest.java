@@ -376,7 +376,7 @@ class ValidationTest extends ApiTestCase {
         @Test
         void aBodyOverOneMebibyteIs413AndNothingIsWritten() {
             String body = "{\"task\": \"t\", \"payload\": \"" + repeat('x', 1024 * 1024) + "\"}";
-            ApiClient.Reply r = f.client().post("/jobs", body);
+            ApiClient.Reply r = f.client().postAnnounced("/jobs", body);
             assertThat(r.status()).as(r.status() + "").isEqualTo(413);
             assertThat(r.errorCode()).isEqualTo("payload_too_large");
             assertThat(r.errorMessage()).contains("1048576");
