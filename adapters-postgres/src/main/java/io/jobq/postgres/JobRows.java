@@ -61,9 +61,7 @@ final class JobRows {
         if (Identifier.isValid(stored)) return stored;
         StringBuilder out = new StringBuilder(INVALID_NAME_PREFIX);
         stored.codePoints().limit(Identifier.MAX_LENGTH - INVALID_NAME_PREFIX.length()).forEach(cp -> {
-            boolean allowed = (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z') || (cp >= '0' && cp <= '9')
-                    || cp == '_' || cp == '.' || cp == ':' || cp == '-';
-            out.append(allowed ? (char) cp : '_');
+            out.append(Identifier.inAlphabet(cp) ? (char) cp : '_');
         });
         return out.toString();
     }

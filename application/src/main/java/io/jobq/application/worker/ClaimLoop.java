@@ -128,8 +128,7 @@ final class ClaimLoop {
             backOff(e);
             return;
         } finally {
-            // whatever was thrown where (even an Error), no run may wait for an answer that never comes
-            OutcomeBatcher.fail(carried, new IllegalStateException("the claim loop did not answer this outcome"));
+            OutcomeBatcher.failUnanswered(carried);
         }
         if (!jobs.isEmpty()) {
             // Reported before the runs start, so a listener sees claimed before completed/failed.
@@ -147,7 +146,7 @@ final class ClaimLoop {
         try {
             writeAlone(carried, null);
         } finally {
-            OutcomeBatcher.fail(carried, new IllegalStateException("the claim loop did not answer this outcome"));
+            OutcomeBatcher.failUnanswered(carried);
         }
     }
 

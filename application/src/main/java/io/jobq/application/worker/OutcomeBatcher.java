@@ -204,4 +204,19 @@ final class OutcomeBatcher {
     static void fail(List<Pending> taken, Throwable e) {
         for (Pending p : taken) p.answer.completeExceptionally(e);
     }
+
+    /**
+     * The claim loop's last guard, after every statement that carried {@code taken}: fails any of them still
+     * unanswered (whatever was thrown where, even an Error), so no run waits for an answer that never comes.
+     * The exception is made only then: on the hot path all are answered, and a stack trace per claim showed
+     * in profiles.
+     */
+    static void failUnanswered(List<Pending> taken) {
+        for (Pending p : taken) {
+            if (!p.answer.isDone()) {
+                fail(taken, new IllegalStateException("the claim loop did not answer this outcome"));
+                return;
+            }
+        }
+    }
 }

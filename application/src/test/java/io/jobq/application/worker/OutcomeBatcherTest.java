@@ -131,6 +131,23 @@ class OutcomeBatcherTest {
         assertThat(states(jobs)).containsOnly(JobState.RUNNING);
     }
 
+    /** The claim loop's last guard: writes it carried but never answered fail; answered ones keep their answer. */
+    @Test
+    void failUnansweredFailsTheWritesLeftUnansweredAndLeavesTheAnsweredAlone() throws Exception {
+        OutcomeBatcher b = riding(100, PATIENT);
+        List<Job> jobs = running(2);
+        Future<FencedWrite> answered = handOver(b, done(jobs.get(0)));
+        List<OutcomeBatcher.Pending> first = takeWhenWaiting(b, 1);
+        OutcomeBatcher.answer(first, store.recordOutcomes(OutcomeBatcher.writes(first)));
+        OutcomeBatcher.failUnanswered(first);
+        assertThat(answered.get(SOON.toSeconds(), TimeUnit.SECONDS)).isInstanceOf(FencedWrite.Applied.class);
+
+        Future<FencedWrite> forgotten = handOver(b, done(jobs.get(1)));
+        OutcomeBatcher.failUnanswered(takeWhenWaiting(b, 1));
+        assertThatThrownBy(() -> forgotten.get(SOON.toSeconds(), TimeUnit.SECONDS))
+                .hasMessageContaining("the claim loop did not answer this outcome");
+    }
+
     @Test
     void anAnswerForAnotherNumberOfWritesFailsThemAllRatherThanMisanswerOne() throws Exception {
         OutcomeBatcher b = riding(100, PATIENT);
