@@ -10,6 +10,9 @@ import io.jobq.postgres.PostgresJobStore;
 import io.jobq.postgres.PostgresWakeupChannel;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /**
  * N in-process jobq {@link Worker}s, each with its own connection pool and store, so workers never
@@ -27,9 +30,9 @@ final class WorkerGroup implements AutoCloseable {
     WorkerGroup(BenchDatabase db, String name, int count, int poolSize, PostgresJobStore.Options options,
                 HandlerRegistry handlers, WorkerSettings settings, WorkerListener listener) {
         try {
+            pools.addAll(openPools(db, name, count, poolSize));
             for (int i = 0; i < count; i++) {
-                HikariDataSource pool = db.pool("bench-" + name + "-" + i, poolSize);
-                pools.add(pool);
+                HikariDataSource pool = pools.get(i);
                 Worker.Builder b = Worker.builder(new PostgresJobStore(pool, options), handlers)
                         .settings(settings.toBuilder().workerId(new WorkerId(name + "-" + i)).build())
                         .listener(listener);
@@ -40,6 +43,37 @@ final class WorkerGroup implements AutoCloseable {
             close();
             throw e;
         }
+    }
+
+    /**
+     * The workers' pools, opened side by side: each opens all its connections before it is returned (see
+     * {@link BenchDatabase#pool}), one at a time, and 16 pools one after the other took seconds per run.
+     */
+    private static List<HikariDataSource> openPools(BenchDatabase db, String name, int count, int poolSize) {
+        List<HikariDataSource> opened = new ArrayList<>();
+        RuntimeException failed = null;
+        try (var openers = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<HikariDataSource>> futures = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                String poolName = "bench-" + name + "-" + i;
+                futures.add(openers.submit(() -> db.pool(poolName, poolSize)));
+            }
+            for (Future<HikariDataSource> f : futures) {
+                try {
+                    opened.add(f.get());
+                } catch (ExecutionException e) {
+                    if (failed == null) failed = e.getCause() instanceof RuntimeException r ? r : new BenchException("opening a pool failed", e.getCause());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    if (failed == null) failed = new BenchException("interrupted");
+                }
+            }
+        }
+        if (failed != null) {
+            for (HikariDataSource p : opened) p.close();
+            throw failed;
+        }
+        return opened;
     }
 
     void start() {
