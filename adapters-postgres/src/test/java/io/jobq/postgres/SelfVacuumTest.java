@@ -121,7 +121,8 @@ class SelfVacuumTest {
     /**
      * VACUUM throttled to last well over the session's statement_timeout, which the store's own queries keep.
      * The timeout is 1 s, not less: the catalog queries around the VACUUM run under it on a fresh backend, and
-     * a loaded CI machine has taken over 200 ms for one. At 4 ms a page the VACUUM takes about 3 s.
+     * a loaded CI machine has taken over 200 ms for one. Throttled (every page it touches costs more than the
+     * limit of 1, so it sleeps 4–16 ms), the VACUUM takes about 3 s here, the check around it a few ms.
      */
     @Test
     void aStatementTimeoutOnJobqsSessionsDoesNotCancelItsVacuum() throws Exception {

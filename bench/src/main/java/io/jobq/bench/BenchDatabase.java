@@ -99,14 +99,13 @@ public final class BenchDatabase implements AutoCloseable {
     /** A new pool of its own, e.g. one per worker so workers never share connections. */
     public HikariDataSource pool(String name, int size) {
         HikariDataSource pool = PostgresPool.create(url.jdbcUrl(), size, name, Duration.ofSeconds(30));
-        // Open every connection now, all at once, so the timed part of a run never includes connecting:
-        // the pool keeps only 2 idle on its own and would open the rest in the run (a profile of 16 workers
-        // showed Hikari's connection adder, and the server forked a backend per connection, while timed).
-        // Given back, they stay in the pool (idle far below its 10-minute idle timeout).
+        // Hold every connection at once now (Hikari's adder opens them one after another), so the timed part
+        // of a run never includes connecting: the pool keeps only 2 idle on its own and would open the rest in
+        // the run (a profile of 16 workers showed Hikari's connection adder, and the server forked a backend
+        // per connection, while timed). Given back, they stay in the pool (far below its 10-minute idle timeout).
         List<Connection> opened = new ArrayList<>();
         try {
             for (int i = 0; i < size; i++) opened.add(pool.getConnection());
-            for (Connection c : opened) c.isValid(5);
         } catch (SQLException e) {
             closeQuietly(opened);
             pool.close();

@@ -10,7 +10,6 @@ import io.jobq.postgres.PostgresJobStore;
 import io.jobq.postgres.PostgresWakeupChannel;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
@@ -50,24 +49,24 @@ final class WorkerGroup implements AutoCloseable {
      * {@link BenchDatabase#pool}), one at a time, and 16 pools one after the other took seconds per run.
      */
     private static List<HikariDataSource> openPools(BenchDatabase db, String name, int count, int poolSize) {
-        List<HikariDataSource> opened = new ArrayList<>();
-        RuntimeException failed = null;
+        List<Future<HikariDataSource>> futures = new ArrayList<>();
+        // close() waits for every task (if interrupted, it interrupts them and still waits): all are done after it
         try (var openers = Executors.newVirtualThreadPerTaskExecutor()) {
-            List<Future<HikariDataSource>> futures = new ArrayList<>();
             for (int i = 0; i < count; i++) {
                 String poolName = "bench-" + name + "-" + i;
                 futures.add(openers.submit(() -> db.pool(poolName, poolSize)));
             }
-            for (Future<HikariDataSource> f : futures) {
-                try {
-                    opened.add(f.get());
-                } catch (ExecutionException e) {
-                    if (failed == null) failed = e.getCause() instanceof RuntimeException r ? r : new BenchException("opening a pool failed", e.getCause());
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    if (failed == null) failed = new BenchException("interrupted");
-                }
+        }
+        List<HikariDataSource> opened = new ArrayList<>();
+        BenchException failed = null;
+        for (Future<HikariDataSource> f : futures) {
+            if (f.state() == Future.State.SUCCESS) {
+                opened.add(f.resultNow());
+                continue;
             }
+            Throwable why = f.state() == Future.State.FAILED ? f.exceptionNow() : new InterruptedException("cancelled");
+            if (failed == null) failed = new BenchException("opening a worker's pool failed: " + why.getMessage(), why);
+            else failed.addSuppressed(why);
         }
         if (failed != null) {
             for (HikariDataSource p : opened) p.close();

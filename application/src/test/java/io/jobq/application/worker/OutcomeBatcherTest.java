@@ -12,6 +12,7 @@ import io.jobq.application.port.NewJob;
 import io.jobq.application.port.OutcomeWrite;
 import io.jobq.application.port.StoreUnavailableException;
 import io.jobq.domain.job.Job;
+import io.jobq.domain.job.JobId;
 import io.jobq.domain.job.JobState;
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.job.TaskName;
@@ -21,7 +22,9 @@ import io.jobq.domain.tenant.TenantId;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -131,19 +134,21 @@ class OutcomeBatcherTest {
         assertThat(states(jobs)).containsOnly(JobState.RUNNING);
     }
 
-    /** The claim loop's last guard: writes it carried but never answered fail; answered ones keep their answer. */
+    /** The claim loop's last guard: of the writes it carried, the unanswered fail; the answered keep their answer. */
     @Test
     void failUnansweredFailsTheWritesLeftUnansweredAndLeavesTheAnsweredAlone() throws Exception {
         OutcomeBatcher b = riding(100, PATIENT);
         List<Job> jobs = running(2);
-        Future<FencedWrite> answered = handOver(b, done(jobs.get(0)));
-        List<OutcomeBatcher.Pending> first = takeWhenWaiting(b, 1);
+        Map<JobId, Future<FencedWrite>> answers = new HashMap<>();
+        for (Job j : jobs) answers.put(j.id(), handOver(b, done(j)));
+        List<OutcomeBatcher.Pending> taken = takeWhenWaiting(b, 2);
+        List<OutcomeBatcher.Pending> first = taken.subList(0, 1);
         OutcomeBatcher.answer(first, store.recordOutcomes(OutcomeBatcher.writes(first)));
-        OutcomeBatcher.failUnanswered(first);
-        assertThat(answered.get(SOON.toSeconds(), TimeUnit.SECONDS)).isInstanceOf(FencedWrite.Applied.class);
 
-        Future<FencedWrite> forgotten = handOver(b, done(jobs.get(1)));
-        OutcomeBatcher.failUnanswered(takeWhenWaiting(b, 1));
+        OutcomeBatcher.failUnanswered(taken);
+        Future<FencedWrite> answered = answers.get(taken.get(0).write().token().job());
+        Future<FencedWrite> forgotten = answers.get(taken.get(1).write().token().job());
+        assertThat(answered.get(SOON.toSeconds(), TimeUnit.SECONDS)).isInstanceOf(FencedWrite.Applied.class);
         assertThatThrownBy(() -> forgotten.get(SOON.toSeconds(), TimeUnit.SECONDS))
                 .hasMessageContaining("the claim loop did not answer this outcome");
     }
