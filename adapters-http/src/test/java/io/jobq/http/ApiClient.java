@@ -71,9 +71,13 @@ final class ApiClient {
     }
 
     Reply post(String path, byte[] body, String contentType) {
+        return send(postRequest(path, body, contentType));
+    }
+
+    private HttpRequest.Builder postRequest(String path, byte[] body, String contentType) {
         HttpRequest.Builder b = HttpRequest.newBuilder(uri(path)).POST(HttpRequest.BodyPublishers.ofByteArray(body));
         if (contentType != null) b.header("Content-Type", contentType);
-        return send(b);
+        return b;
     }
 
     /**
@@ -83,9 +87,7 @@ final class ApiClient {
      * a body still being written, and no reply).
      */
     Reply postAnnounced(String path, String json) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(uri(path)).expectContinue(true)
-                .POST(HttpRequest.BodyPublishers.ofString(json)).header("Content-Type", "application/json");
-        return send(b);
+        return send(postRequest(path, json.getBytes(StandardCharsets.UTF_8), "application/json").expectContinue(true));
     }
 
     Reply put(String path, String json) {
