@@ -13,8 +13,9 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * Group commit of run outcomes, carried by the claim loop: each run's thread hands its {@link OutcomeWrite}
@@ -32,14 +33,23 @@ import java.util.concurrent.TimeoutException;
  * when the claim loop is not claiming (before start, after {@link #stopRiding}, at shutdown), with a store whose
  * claims cannot carry outcomes ({@link JobStore#claimsCarryOutcomes}: then riding never starts), and when the claim
  * loop has not taken it within {@code waitForClaimLoop} (it is stuck in a slow store call or an outage's
- * back-off): no outcome waits longer than that for the claim loop to take it. Once taken, it waits for the
- * claim loop's store call, as long as that call takes (bounded by the connection's timeouts).
+ * back-off): a watchdog on the worker's timer hands such outcomes back to their runs, so none waits much longer
+ * than that (at most half as long again) for the claim loop to take it. Once taken, it waits for the claim
+ * loop's store call, as long as that call takes (bounded by the connection's timeouts).
+ *
+ * <p>Why a watchdog and not a timed wait per run: a virtual thread's timed wait registers with, and then
+ * cancels from, the JDK's delay scheduler and wakes its thread; at thousands of jobs a second a profile of 16
+ * workers put that at a tenth of the worker JVM's CPU (issue 14). Runs wait untimed; the watchdog is one
+ * periodic task per worker.
  */
 final class OutcomeBatcher {
     /** One outcome waiting for the claim loop; whoever takes it must answer it ({@link #answer}, {@link #fail}). */
     static final class Pending {
         private final OutcomeWrite write;
+        /** The store's answer; completed with {@code null} when handed back unwritten, for its run to write. */
         private final CompletableFuture<FencedWrite> answer = new CompletableFuture<>();
+        /** When it was queued, by {@link System#nanoTime()}: the watchdog hands it back once it waited too long. */
+        private final long queuedNanos = System.nanoTime();
         /** Set once its run has given its slot back: the room that frees is there for a claim now. */
         private volatile boolean handedOver;
 
@@ -52,17 +62,13 @@ final class OutcomeBatcher {
         }
     }
 
-    /** How often a waiting run looks whether the claim loop stopped; the answer itself ends the wait at once. */
-    private static final long MAX_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
-    /** How often, once it waited its time, a run tries to take its outcome back (the claim loop may hold it). */
-    private static final long LATE_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
-
     private final JobStore store;
     private final int maxBatch;
     private final Duration waitForClaimLoop;
     private final WakeSignal claimLoop;
     private final ConcurrentLinkedQueue<Pending> queue = new ConcurrentLinkedQueue<>();
     private volatile boolean riding;
+    private ScheduledFuture<?> watchdog;
 
     /**
      * @param maxBatch most outcomes in one statement
@@ -76,15 +82,39 @@ final class OutcomeBatcher {
         this.claimLoop = claimLoop;
     }
 
-    /** The claim loop runs: outcomes wait for it from now on. */
-    void startRiding() {
+    /**
+     * The claim loop runs: outcomes wait for it from now on, and {@code timer} runs the watchdog that hands back
+     * those it leaves waiting longer than {@code waitForClaimLoop}, every half of that.
+     */
+    synchronized void startRiding(ScheduledExecutorService timer) {
+        long every = Math.max(1, waitForClaimLoop.toNanos() / 2);
+        watchdog = timer.scheduleWithFixedDelay(this::handBackOverdue, every, every, TimeUnit.NANOSECONDS);
         riding = true;
     }
 
-    /** The claim loop stops (shutdown): outcomes from now on, and those it has not taken, are written by their runs. */
-    void stopRiding() {
+    /**
+     * The claim loop stops (shutdown): outcomes from now on are written by their runs, and those it has not
+     * taken are handed back to their runs at once.
+     */
+    synchronized void stopRiding() {
         riding = false;
+        if (watchdog != null) watchdog.cancel(false);
+        for (Pending p : queue) handBack(p);
         claimLoop.signal();
+    }
+
+    /** The watchdog: hands back every outcome the claim loop left waiting longer than {@code waitForClaimLoop}. */
+    void handBackOverdue() {
+        long now = System.nanoTime();
+        for (Pending p : queue) {
+            if (now - p.queuedNanos < waitForClaimLoop.toNanos()) return; // queued in order: the rest are younger
+            handBack(p);
+        }
+    }
+
+    /** Hands {@code p} back to its run, unless the claim loop took it first ({@code remove} decides the race). */
+    private void handBack(Pending p) {
+        if (queue.remove(p)) p.answer.complete(null);
     }
 
     /**
@@ -102,22 +132,26 @@ final class OutcomeBatcher {
         }
         Pending p = new Pending(write);
         queue.add(p);
+        // stopRiding() may have emptied the queue between the check above and the add: then nobody else will
+        // hand this one back. Either it sees p queued, or this sees riding off; remove() decides who hands back.
+        if (!riding) handBack(p);
         handedOver.run();
         p.handedOver = true;
         // After the hand-over frees the slot: a claim loop woken before would find no room for a claim.
         claimLoop.signal();
-        long giveUpAt = System.nanoTime() + waitForClaimLoop.toNanos();
+        FencedWrite answer = await(p);
+        return answer != null ? answer : direct(write);
+    }
+
+    /** The answer of {@code p}, {@code null} if handed back; waits untimed, through interrupts (kept for the caller). */
+    private static FencedWrite await(Pending p) {
         boolean interrupted = false;
         try {
             while (true) {
                 try {
-                    long left = giveUpAt - System.nanoTime();
-                    return p.answer.get(left > 0 ? Math.min(left, MAX_POLL_NANOS) : LATE_POLL_NANOS, TimeUnit.NANOSECONDS);
+                    return p.answer.get();
                 } catch (InterruptedException e) {
                     interrupted = true;
-                } catch (TimeoutException e) {
-                    // Not taken (yet): once the claim loop stopped, or kept it waiting too long, write it here.
-                    if ((!riding || System.nanoTime() - giveUpAt > 0) && queue.remove(p)) return direct(write);
                 } catch (ExecutionException e) {
                     Throwable cause = e.getCause();
                     if (cause instanceof RuntimeException r) throw r;

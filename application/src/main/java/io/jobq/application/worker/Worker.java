@@ -41,8 +41,9 @@ import org.slf4j.LoggerFactory;
  *       <td>runs the handler under its task's timeout</td></tr>
  *   <tr><td>{@link OutcomeRecorder}</td><td>the run's thread</td><td>writes done, or failed as the worker's
  *       {@link RetryPolicy} decides; fenced, with retries</td></tr>
- *   <tr><td>{@link OutcomeBatcher}</td><td>the run's and the claim loop's</td><td>holds the outcomes runs
- *       hand over until the claim loop writes them with its next claim (group commit); each run waits for its own</td></tr>
+ *   <tr><td>{@link OutcomeBatcher}</td><td>the run's, the claim loop's, and the timer</td><td>holds the outcomes
+ *       runs hand over until the claim loop writes them with its next claim (group commit); each run waits for its
+ *       own; the timer hands back those the claim loop leaves waiting too long</td></tr>
  *   <tr><td>{@link LeaseKeeper}</td><td>one platform thread, and the timer</td><td>heartbeats every lease in hand in
  *       one statement; flags leases in jeopardy</td></tr>
  *   <tr><td>{@link Maintainer}</td><td>one platform thread, if enabled</td><td>when it gets the queue's upkeep
@@ -331,7 +332,7 @@ public final class Worker implements AutoCloseable {
                     "schedule loop", scheduleFirer::loop, backgroundStopped, OutageBackoff.of(settings)));
         }
         // A store that cannot make an outcome and a claim one commit: the runs write their own, beside the claims.
-        if (store.claimsCarryOutcomes()) outcomes.startRiding();
+        if (store.claimsCarryOutcomes()) outcomes.startRiding(timer);
         // at once rather than at the first heartbeat period, and off this thread: start() must not wait on the store
         Thread.ofVirtual().name("jobq-announce-" + id).start(this::announce);
         claimThread = Thread.ofPlatform().daemon(true).name("jobq-claim-" + id).start(claimLoop::loop);

@@ -29,6 +29,7 @@ import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
@@ -48,15 +49,18 @@ class OutcomeBatcherTest {
     final InMemoryJobStore store = new InMemoryJobStore(new ManualClock());
     final WakeSignal claimLoop = new WakeSignal();
     final ExecutorService runs = Executors.newVirtualThreadPerTaskExecutor();
+    /** The worker's timer, which runs the batcher's watchdog. */
+    final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
 
     @AfterEach
     void tearDown() {
         runs.shutdownNow();
+        timer.shutdownNow();
     }
 
     OutcomeBatcher riding(int maxBatch, Duration waitForClaimLoop) {
         OutcomeBatcher b = new OutcomeBatcher(store, maxBatch, waitForClaimLoop, claimLoop);
-        b.startRiding();
+        b.startRiding(timer);
         return b;
     }
 
@@ -209,7 +213,7 @@ class OutcomeBatcherTest {
         assertThat(before).isInstanceOf(FencedWrite.Applied.class);
         assertThat(order).containsExactly("handed over");
 
-        b.startRiding();
+        b.startRiding(timer);
         Future<FencedWrite> waiting = handOver(b, done(jobs.get(1)));
         Await.until(SOON, "an outcome waiting", b::hasWaiting);
         b.stopRiding(); // shutdown: the one waiting is written by its run, well before PATIENT
