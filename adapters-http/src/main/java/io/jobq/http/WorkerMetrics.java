@@ -132,8 +132,11 @@ public final class WorkerMetrics implements WorkerListener {
         return task;
     }
 
+    /** The longest duration a timer records: its nanoseconds must fit a long (a run_at of -infinity is further back). */
+    private static final Duration LONGEST = Duration.ofNanos(Long.MAX_VALUE);
+
     private static Duration positive(Duration d) {
-        return d.isNegative() ? Duration.ZERO : d;
+        return d.isNegative() ? Duration.ZERO : d.compareTo(LONGEST) > 0 ? LONGEST : d;
     }
 
     @Override

@@ -57,4 +57,19 @@ class LegacyRowsTest extends ApiTestCase {
         assertThat(retried.status()).as(retried.toString()).isEqualTo(200);
         assertThat(retried.json().get("status").asText()).isEqualTo("queued");
     }
+
+    @Test
+    void aJobWithInfiniteTimestampsAnswers200Everywhere() {
+        // PostgreSQL takes infinity in any timestamptz, and no rule refuses it (see docs/notes-rows.md, case d)
+        long odd = f.db().dsl().resultQuery("INSERT INTO jobs (queue, tenant, task, state, vtime, created_at, run_at) VALUES"
+                + " ('default', 'acme', 'noop', 'queued', 1, 'infinity', '-infinity') RETURNING id").fetchSingle(0, Long.class);
+
+        ApiClient.Reply one = f.client().get("/jobs/" + odd);
+        assertThat(one.status()).as(one.toString()).isEqualTo(200);
+        assertThat(one.json().get("id").asLong()).isEqualTo(odd);
+        for (String path : List.of("/jobs", "/jobs?status=queued", "/stats", "/metrics", "/ui", "/ui/jobs", "/ui/jobs/" + odd)) {
+            ApiClient.Reply r = f.client().get(path);
+            assertThat(r.status()).as(path + ": " + r).isEqualTo(200);
+        }
+    }
 }

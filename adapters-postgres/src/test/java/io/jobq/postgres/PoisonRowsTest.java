@@ -25,6 +25,7 @@ import io.jobq.domain.retry.RetryDecision;
 import io.jobq.domain.retry.RetryPolicy;
 import io.jobq.domain.tenant.TenantId;
 import java.time.Duration;
+import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.IntStream;
@@ -42,7 +43,9 @@ import org.junit.jupiter.api.Test;
  * <ul>
  *   <li>(a) a queued job with {@code task = 'bad task'} and {@code vtime = -1};
  *   <li>(b) a payload of 8,200 x {@code 1e131071}: 66 kB of JSON, over 1 GB when printed ("out of memory");
- *   <li>(c) a queued job whose {@code vtime} is {@code 'Infinity'}.
+ *   <li>(c) a queued job whose {@code vtime} is {@code 'Infinity'};
+ *   <li>(d) a queued job whose timestamps are {@code infinity} and {@code -infinity}, which PostgreSQL takes in
+ *       any timestamptz and no rule refuses: jOOQ's own reading threw on them, after the claim had committed.
  * </ul>
  */
 class PoisonRowsTest extends PostgresStoreTestCase {
@@ -258,6 +261,46 @@ class PoisonRowsTest extends PostgresStoreTestCase {
             });
             assertThat(store.list(all())).filteredOn(j -> j.task().value().equals("poison"))
                     .extracting(Job::state).containsExactly(JobState.RUNNING);
+        }
+    }
+
+    @Nested
+    class InfiniteTimestamps {
+        long infinite() {
+            JobId id = store.enqueue(NewJob.of(TenantId.of("t"), Q, TaskName.of("noop"), "{}")).job().id();
+            db.execute("UPDATE jobs SET created_at = 'infinity', run_at = '-infinity' WHERE id = ?", id.value());
+            return id.value();
+        }
+
+        @Test
+        void theClaimHandsItOutWithTheRestOfItsBatchAndReadsShowIt() {
+            List<JobId> good = enqueue(Q, 2);
+            long odd = infinite();
+
+            List<Job> claimed = store.claim(claim(W1, 10));
+
+            assertThat(claimed).extracting(Job::id).containsExactlyInAnyOrder(good.get(0), good.get(1), JobId.of(odd));
+            Job shown = store.get(JobId.of(odd)).orElseThrow();
+            assertThat(shown.createdAt()).isEqualTo(OffsetDateTime.MAX.toInstant());
+            assertThat(shown.runAt()).isEqualTo(OffsetDateTime.MIN.toInstant());
+            assertThat(store.list(all())).extracting(Job::id).contains(JobId.of(odd));
+        }
+
+        @Test
+        void aWorkerRunsItAndTheOthersToDone() {
+            List<JobId> jobs = new java.util.ArrayList<>(enqueue(Q, 3));
+            jobs.add(JobId.of(infinite()));
+            Worker worker = Worker.builder(store, HandlerRegistry.withBuiltIns())
+                    .settings(WorkerSettings.builder().queues(Q).concurrency(8).claimBatchSize(10).listen(false).build())
+                    .build();
+            try {
+                worker.start();
+                Await.until(Duration.ofSeconds(10), "all 4 jobs done", () -> jobs.stream()
+                        .allMatch(id -> store.get(id).orElseThrow().state() == JobState.DONE));
+            } finally {
+                worker.close();
+            }
+            assertThat(jobs).allSatisfy(id -> assertThat(store.get(id).orElseThrow().attempts()).isEqualTo(1));
         }
     }
 }
