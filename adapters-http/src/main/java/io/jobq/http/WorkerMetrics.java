@@ -100,10 +100,11 @@ public final class WorkerMetrics implements WorkerListener {
     @Override
     public void claimed(List<Job> jobs) {
         for (Job j : jobs) {
-            j.startedAt().ifPresent(started -> Timer.builder("jobq.queue.wait")
-                    .description("Time from when a job became due (run_at) to its claim, by the database clock")
-                    .tag("queue", j.queue().value()).publishPercentileHistogram().register(registry)
-                    .record(positive(Duration.between(j.runAt(), started))));
+            j.startedAt().ifPresent(started -> recordable(Duration.between(j.runAt(), started)).ifPresent(wait ->
+                    Timer.builder("jobq.queue.wait")
+                            .description("Time from when a job became due (run_at) to its claim, by the database clock")
+                            .tag("queue", j.queue().value()).publishPercentileHistogram().register(registry)
+                            .record(wait)));
         }
     }
 
@@ -132,11 +133,17 @@ public final class WorkerMetrics implements WorkerListener {
         return task;
     }
 
-    /** The longest duration a timer records: its nanoseconds must fit a long (a run_at of -infinity is further back). */
+    /** The longest duration a timer can record: its nanoseconds must fit a long (about 292 years). */
     private static final Duration LONGEST = Duration.ofNanos(Long.MAX_VALUE);
 
-    private static Duration positive(Duration d) {
-        return d.isNegative() ? Duration.ZERO : d.compareTo(LONGEST) > 0 ? LONGEST : d;
+    /**
+     * A queue wait as a timer records it: never negative; empty when it is longer than a timer can hold, as
+     * for a run_at of -infinity written by hand (read as {@link java.time.OffsetDateTime#MIN}), which would
+     * otherwise make the timer throw, or skew its max and mean if clamped.
+     */
+    static Optional<Duration> recordable(Duration d) {
+        if (d.compareTo(LONGEST) > 0) return Optional.empty();
+        return Optional.of(d.isNegative() ? Duration.ZERO : d);
     }
 
     @Override

@@ -59,17 +59,28 @@ class LegacyRowsTest extends ApiTestCase {
     }
 
     @Test
-    void aJobWithInfiniteTimestampsAnswers200Everywhere() {
+    void jobsWithInfiniteTimestampsAnswer200EverywhereAndKeepTheGauges() {
         // PostgreSQL takes infinity in any timestamptz, and no rule refuses it (see docs/notes-rows.md, case d)
-        long odd = f.db().dsl().resultQuery("INSERT INTO jobs (queue, tenant, task, state, vtime, created_at, run_at) VALUES"
+        long queued = f.db().dsl().resultQuery("INSERT INTO jobs (queue, tenant, task, state, vtime, created_at, run_at) VALUES"
                 + " ('default', 'acme', 'noop', 'queued', 1, 'infinity', '-infinity') RETURNING id").fetchSingle(0, Long.class);
+        long done = f.db().dsl().resultQuery("INSERT INTO jobs (queue, tenant, task, state, started_at, finished_at) VALUES"
+                + " ('default', 'acme', 'noop', 'done', '-infinity', 'infinity') RETURNING id").fetchSingle(0, Long.class);
+        long running = f.db().dsl().resultQuery("INSERT INTO jobs (queue, tenant, task, state, attempts, locked_by, locked_until,"
+                + " started_at) VALUES ('default', 'acme', 'noop', 'running', 1, 'w', 'infinity', '-infinity') RETURNING id")
+                .fetchSingle(0, Long.class);
 
-        ApiClient.Reply one = f.client().get("/jobs/" + odd);
-        assertThat(one.status()).as(one.toString()).isEqualTo(200);
-        assertThat(one.json().get("id").asLong()).isEqualTo(odd);
-        for (String path : List.of("/jobs", "/jobs?status=queued", "/stats", "/metrics", "/ui", "/ui/jobs", "/ui/jobs/" + odd)) {
+        for (long id : List.of(queued, done, running)) {
+            ApiClient.Reply one = f.client().get("/jobs/" + id);
+            assertThat(one.status()).as(one.toString()).isEqualTo(200);
+            assertThat(one.json().get("id").asLong()).isEqualTo(id);
+        }
+        for (String path : List.of("/jobs", "/jobs?status=queued", "/stats", "/ui", "/ui/jobs", "/ui/jobs/" + queued, "/ui/jobs/" + done)) {
             ApiClient.Reply r = f.client().get(path);
             assertThat(r.status()).as(path + ": " + r).isEqualTo(200);
         }
+        ApiClient.Reply metrics = f.client().get("/metrics");
+        assertThat(metrics.status()).isEqualTo(200);
+        assertThat(metrics.text()).as("the store's gauges were read").contains("jobq_oldest_runnable_age_seconds{")
+                .contains("jobq_metrics_refresh_failures_total 0.0");
     }
 }

@@ -40,4 +40,13 @@ class WorkerMetricsCardinalityTest {
         double runs = registry.get("jobq.task.outcomes").counters().stream().mapToDouble(c -> c.count()).sum();
         assertThat(runs).as("every run still counted").isEqualTo(5_000);
     }
+
+    @Test
+    void aQueueWaitTooLongForATimerIsLeftOutNotClampedAndANegativeOneIsZero() {
+        Instant now = Instant.parse("2026-12-02T00:00:00Z");
+        // a run_at of -infinity reads as OffsetDateTime.MIN
+        assertThat(WorkerMetrics.recordable(Duration.between(java.time.OffsetDateTime.MIN.toInstant(), now))).isEmpty();
+        assertThat(WorkerMetrics.recordable(Duration.ofMillis(-5))).contains(Duration.ZERO);
+        assertThat(WorkerMetrics.recordable(Duration.ofMillis(7))).contains(Duration.ofMillis(7));
+    }
 }

@@ -48,7 +48,8 @@ final class ActivityReads {
     /**
      * Finished jobs per minute: one range scan of jobs_finished (queue, state, finished_at) per queue and final
      * state, since the index leads with both; the queues come from the small tenants table. The
-     * {@code state IN (...)} repeats the index's predicate so that the planner may use it at all.
+     * {@code state IN (...)} repeats the index's predicate so that the planner may use it at all. A finished_at
+     * of infinity (written by hand) has no minute: left out, or its minute would fail the read.
      */
     private static final String FINISHED = """
             SELECT f.minute, q.queue, f.state, f.n
@@ -58,7 +59,7 @@ final class ActivityReads {
                 SELECT date_trunc('minute', finished_at) AS minute, state, count(*) AS n
                 FROM jobq.jobs
                 WHERE queue = q.queue AND state = s.state AND state IN ('done', 'dead', 'cancelled')
-                  AND finished_at >= date_trunc('minute', now()) - make_interval(mins => {0})
+                  AND finished_at >= date_trunc('minute', now()) - make_interval(mins => {0}) AND isfinite(finished_at)
                   AND ({1}::varchar IS NULL OR tenant = {1}::varchar)
                 GROUP BY 1, 2) f
             ORDER BY f.minute, q.queue, f.state""";

@@ -105,8 +105,13 @@ final class JobCounts {
         }
     }
 
+    /**
+     * A run_at of -infinity or infinity (written by hand: PostgreSQL takes them) has no age, and PostgreSQL
+     * 15 and 16 refuse to subtract it ("cannot subtract infinite timestamps"), which failed every scrape's
+     * refresh: such jobs are left out, and a queue holding only those shows 0.
+     */
     private static final String OLDEST_RUNNABLE = """
-            SELECT queue, extract(epoch FROM now() - min(run_at)) * 1000 AS age_ms
+            SELECT queue, coalesce(extract(epoch FROM now() - min(run_at) FILTER (WHERE isfinite(run_at))) * 1000, 0) AS age_ms
             FROM jobq.jobs WHERE state = 'queued' GROUP BY queue""";
 
     /** Per queue, how long its oldest queued job has been runnable (database clock). */

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -87,6 +88,7 @@ final class OutcomeBatcher {
      * those it leaves waiting longer than {@code waitForClaimLoop}, every half of that.
      */
     synchronized void startRiding(ScheduledExecutorService timer) {
+        if (watchdog != null) throw new IllegalStateException("already riding");
         long every = Math.max(1, waitForClaimLoop.toNanos() / 2);
         watchdog = timer.scheduleWithFixedDelay(this::handBackOverdue, every, every, TimeUnit.NANOSECONDS);
         riding = true;
@@ -106,9 +108,10 @@ final class OutcomeBatcher {
     /** The watchdog: hands back every outcome the claim loop left waiting longer than {@code waitForClaimLoop}. */
     void handBackOverdue() {
         long now = System.nanoTime();
+        // The whole queue (at most about a worker's slots): two runs' stamps and adds may interleave, so it is
+        // not strictly in queuedNanos order.
         for (Pending p : queue) {
-            if (now - p.queuedNanos < waitForClaimLoop.toNanos()) return; // queued in order: the rest are younger
-            handBack(p);
+            if (now - p.queuedNanos >= waitForClaimLoop.toNanos()) handBack(p);
         }
     }
 
@@ -225,10 +228,14 @@ final class OutcomeBatcher {
         return taken.stream().map(Pending::write).toList();
     }
 
-    /** Hands each of {@code taken} its answer; fails them all if the store answered another number of them. */
+    /**
+     * Hands each of {@code taken} its answer; fails them all if the store answered another number of them, or
+     * null for one (null tells a run its outcome was handed back unwritten).
+     */
     static void answer(List<Pending> taken, List<FencedWrite> answers) {
-        if (answers.size() != taken.size()) {
-            fail(taken, new IllegalStateException("the store answered " + answers.size() + " of " + taken.size() + " outcomes"));
+        if (answers.size() != taken.size() || answers.stream().anyMatch(Objects::isNull)) {
+            fail(taken, new IllegalStateException("the store answered " + answers.stream().filter(Objects::nonNull).count()
+                    + " of " + taken.size() + " outcomes"));
             return;
         }
         for (int i = 0; i < taken.size(); i++) taken.get(i).answer.complete(answers.get(i));

@@ -205,6 +205,32 @@ class OutcomeBatcherTest {
     }
 
     @Test
+    void anOutcomeTheClaimLoopTookIsItsToAnswerHoweverLongItsStatementTakes() throws Exception {
+        OutcomeBatcher b = riding(100, Duration.ofMillis(20));
+        Job job = running(1).getFirst();
+        Future<FencedWrite> answer = handOver(b, done(job));
+        List<OutcomeBatcher.Pending> taken = takeWhenWaiting(b, 1);
+        Thread.sleep(200); // ten times the wait, five watchdog rounds: a slow statement
+
+        List<FencedWrite> written = store.recordOutcomes(OutcomeBatcher.writes(taken));
+        OutcomeBatcher.answer(taken, written);
+        assertThat(written.getFirst()).as("nobody wrote it before the claim loop").isInstanceOf(FencedWrite.Applied.class);
+        assertThat(answer.get(SOON.toSeconds(), TimeUnit.SECONDS)).isSameAs(written.getFirst());
+    }
+
+    @Test
+    void aNullAnswerFailsTheWritesRatherThanHandThemBack() throws Exception {
+        OutcomeBatcher b = riding(100, PATIENT);
+        Job job = running(1).getFirst();
+        Future<FencedWrite> answer = handOver(b, done(job));
+        List<OutcomeBatcher.Pending> taken = takeWhenWaiting(b, 1);
+
+        OutcomeBatcher.answer(taken, java.util.Arrays.asList((FencedWrite) null));
+        assertThatThrownBy(() -> answer.get(SOON.toSeconds(), TimeUnit.SECONDS)).hasMessageContaining("answered 0 of 1");
+        assertThat(states(List.of(job))).as("not written by its run either").containsOnly(JobState.RUNNING);
+    }
+
+    @Test
     void beforeTheClaimLoopRunsAndOnceItStopsRunsWriteTheirOwnOutcomesAtOnce() throws Exception {
         OutcomeBatcher b = new OutcomeBatcher(store, 100, PATIENT, claimLoop);
         List<Job> jobs = running(3);
