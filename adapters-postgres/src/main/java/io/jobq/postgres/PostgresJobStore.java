@@ -279,6 +279,12 @@ public final class PostgresJobStore implements JobStore {
         return inClaimOrder(jobs);
     }
 
+    /** Only with {@link LockMode#SKIP_LOCKED}: see {@link #recordOutcomesThenClaim}. */
+    @Override
+    public boolean claimsCarryOutcomes() {
+        return options.lockMode() == LockMode.SKIP_LOCKED;
+    }
+
     /**
      * One statement on the normal path: see {@link OutcomeStatement#thenClaimTemplate}. When it fails on a value
      * (a result the database refuses, a claimed row it cannot print) it changed nothing, and the outcomes and
@@ -288,12 +294,6 @@ public final class PostgresJobStore implements JobStore {
      * row's lock (another claimer's, an application transaction's), and in one statement it would wait while
      * holding the ending runs' row locks, which the worker's heartbeat and the caps' release need.
      */
-    /** Only with {@link LockMode#SKIP_LOCKED}: see {@link #recordOutcomesThenClaim}. */
-    @Override
-    public boolean claimsCarryOutcomes() {
-        return options.lockMode() == LockMode.SKIP_LOCKED;
-    }
-
     @Override
     public OutcomesThenClaim recordOutcomesThenClaim(List<OutcomeWrite> writes, ClaimRequest req) {
         Objects.requireNonNull(writes, "writes");
