@@ -12,6 +12,7 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import org.junit.jupiter.api.Test;
@@ -45,7 +46,7 @@ class WorkerMetricsCardinalityTest {
     void aQueueWaitTooLongForATimerIsLeftOutNotClampedAndANegativeOneIsZero() {
         Instant now = Instant.parse("2026-12-02T00:00:00Z");
         // a run_at of -infinity reads as OffsetDateTime.MIN
-        assertThat(WorkerMetrics.recordable(Duration.between(java.time.OffsetDateTime.MIN.toInstant(), now))).isEmpty();
+        assertThat(WorkerMetrics.recordable(Duration.between(OffsetDateTime.MIN.toInstant(), now))).isEmpty();
         assertThat(WorkerMetrics.recordable(Duration.ofMillis(-5))).contains(Duration.ZERO);
         assertThat(WorkerMetrics.recordable(Duration.ofMillis(7))).contains(Duration.ofMillis(7));
     }

@@ -26,6 +26,7 @@ import io.jobq.domain.retry.RetryPolicy;
 import io.jobq.domain.tenant.TenantId;
 import java.time.Duration;
 import java.time.OffsetDateTime;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.IntStream;
@@ -288,7 +289,7 @@ class PoisonRowsTest extends PostgresStoreTestCase {
 
         @Test
         void aWorkerRunsItAndTheOthersToDone() {
-            List<JobId> jobs = new java.util.ArrayList<>(enqueue(Q, 3));
+            List<JobId> jobs = new ArrayList<>(enqueue(Q, 3));
             jobs.add(JobId.of(infinite()));
             Worker worker = Worker.builder(store, HandlerRegistry.withBuiltIns())
                     .settings(WorkerSettings.builder().queues(Q).concurrency(8).claimBatchSize(10).listen(false).build())

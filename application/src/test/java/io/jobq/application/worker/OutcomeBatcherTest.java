@@ -22,6 +22,7 @@ import io.jobq.domain.tenant.TenantId;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -225,7 +226,7 @@ class OutcomeBatcherTest {
         Future<FencedWrite> answer = handOver(b, done(job));
         List<OutcomeBatcher.Pending> taken = takeWhenWaiting(b, 1);
 
-        OutcomeBatcher.answer(taken, java.util.Arrays.asList((FencedWrite) null));
+        OutcomeBatcher.answer(taken, Arrays.asList((FencedWrite) null));
         assertThatThrownBy(() -> answer.get(SOON.toSeconds(), TimeUnit.SECONDS)).hasMessageContaining("answered 0 of 1");
         assertThat(states(List.of(job))).as("not written by its run either").containsOnly(JobState.RUNNING);
     }
