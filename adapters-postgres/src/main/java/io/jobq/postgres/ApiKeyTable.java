@@ -1,5 +1,7 @@
 package io.jobq.postgres;
 
+import static io.jobq.postgres.schema.Tables.API_KEYS;
+
 import io.jobq.application.port.ApiKeyStore.ApiKey;
 import io.jobq.domain.tenant.TenantId;
 import java.time.OffsetDateTime;
@@ -7,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.jooq.DSLContext;
+import org.jooq.Field;
 import org.jooq.Record;
 import org.jooq.exception.DataAccessException;
 
@@ -20,12 +23,15 @@ final class ApiKeyTable {
     private static final String REVOKE = """
             UPDATE jobq.api_keys SET revoked_at = now() WHERE id = {0} AND tenant = {1} AND revoked_at IS NULL""";
 
+    /** The columns GET and OF_TENANT return, read through {@link TimestamptzBinding} (an {@code infinity} failed the read). */
+    private static final Field<?>[] READ = {API_KEYS.ID, API_KEYS.TENANT, API_KEYS.DIGEST, API_KEYS.CREATED_AT};
+
     private ApiKeyTable() {}
 
     static ApiKey save(DSLContext dsl, ApiKey key) {
         try {
             OffsetDateTime created = dsl.resultQuery(JobqSchema.of(dsl).sql(SAVE), key.id(), key.tenant().value(), key.digest())
-                    .fetchSingle(0, OffsetDateTime.class);
+                    .coerce(API_KEYS.CREATED_AT).fetchSingle(API_KEYS.CREATED_AT);
             return new ApiKey(key.id(), key.tenant(), key.digest(), created.toInstant());
         } catch (DataAccessException e) {
             if ("23505".equals(StoreErrors.sqlState(e))) throw new IllegalArgumentException("key id " + key.id() + " is taken", e);
@@ -34,12 +40,12 @@ final class ApiKeyTable {
     }
 
     static Optional<ApiKey> get(DSLContext dsl, String id) {
-        return dsl.resultQuery(JobqSchema.of(dsl).sql(GET), id).fetchOptional().flatMap(ApiKeyTable::readable);
+        return dsl.resultQuery(JobqSchema.of(dsl).sql(GET), id).coerce(READ).fetchOptional().flatMap(ApiKeyTable::readable);
     }
 
     static List<ApiKey> of(DSLContext dsl, TenantId tenant) {
         List<ApiKey> out = new ArrayList<>();
-        for (Record r : dsl.resultQuery(JobqSchema.of(dsl).sql(OF_TENANT), tenant.value())) readable(r).ifPresent(out::add);
+        for (Record r : dsl.resultQuery(JobqSchema.of(dsl).sql(OF_TENANT), tenant.value()).coerce(READ)) readable(r).ifPresent(out::add);
         return out;
     }
 

@@ -1,5 +1,6 @@
 package io.jobq.postgres;
 
+import static io.jobq.postgres.schema.Tables.SCHEDULES;
 import static org.jooq.impl.DSL.val;
 
 import io.jobq.application.port.NewJob;
@@ -17,11 +18,14 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import org.jooq.DSLContext;
+import org.jooq.Field;
 import org.jooq.Record;
 import org.jooq.exception.DataAccessException;
+import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
 
 /**
@@ -33,6 +37,15 @@ final class ScheduleTable {
     private static final String COLUMNS = """
             name, cron, timezone, tenant, queue, task, payload::text, max_attempts, revision, created_at, updated_at,
             last_tick, last_job""";
+
+    /**
+     * How {@link #COLUMNS} are read: as the generated table's fields, so the timestamps go through
+     * {@link TimestamptzBinding} (jOOQ's own parse of an {@code infinity} written by hand failed every read
+     * of the table, and so every schedule's firing); the payload as text.
+     */
+    private static final Field<?>[] READ = {SCHEDULES.NAME, SCHEDULES.CRON, SCHEDULES.TIMEZONE, SCHEDULES.TENANT,
+            SCHEDULES.QUEUE, SCHEDULES.TASK, DSL.field(DSL.name("payload"), SQLDataType.CLOB), SCHEDULES.MAX_ATTEMPTS,
+            SCHEDULES.REVISION, SCHEDULES.CREATED_AT, SCHEDULES.UPDATED_AT, SCHEDULES.LAST_TICK, SCHEDULES.LAST_JOB};
 
     /**
      * {@code xmax = 0} only on a row this statement inserted: created, not replaced. A replaced schedule keeps
@@ -67,7 +80,15 @@ final class ScheduleTable {
             )
             UPDATE jobq.schedules SET last_job = {2} WHERE name = {0}""";
 
+    private static final Field<Boolean> CREATED = DSL.field(DSL.name("created"), SQLDataType.BOOLEAN);
+
     private ScheduleTable() {}
+
+    private static Field<?>[] readWith(Field<?> extra) {
+        Field<?>[] fields = Arrays.copyOf(READ, READ.length + 1);
+        fields[READ.length] = extra;
+        return fields;
+    }
 
     /** @throws IllegalArgumentException if PostgreSQL refuses the payload (as an enqueue would) */
     static ScheduleWrite put(DSLContext dsl, ScheduleDefinition d) {
@@ -75,8 +96,8 @@ final class ScheduleTable {
         try {
             Record r = dsl.resultQuery(JobqSchema.of(dsl).sql(PUT), d.name().value(), d.cron().expression(),
                     d.cron().zone().getId(), job.tenant().value(), job.queue().value(), job.task().value(), job.payload(),
-                    val(job.maxAttempts(), SQLDataType.INTEGER)).fetchOne();
-            return new ScheduleWrite(toSchedule(r), r.get("created", Boolean.class));
+                    val(job.maxAttempts(), SQLDataType.INTEGER)).coerce(readWith(CREATED)).fetchOne();
+            return new ScheduleWrite(toSchedule(r), r.get(CREATED));
         } catch (DataAccessException e) {
             String state = StoreErrors.sqlState(e);
             // not JSON, \u0000, numeric out of range, jsonb limits, or schedules_payload_readable (23514)
@@ -89,12 +110,12 @@ final class ScheduleTable {
     }
 
     static Optional<Schedule> get(DSLContext dsl, ScheduleName name) {
-        return dsl.resultQuery(JobqSchema.of(dsl).sql(GET), name.value()).fetchOptional().flatMap(ScheduleTable::readable);
+        return dsl.resultQuery(JobqSchema.of(dsl).sql(GET), name.value()).coerce(READ).fetchOptional().flatMap(ScheduleTable::readable);
     }
 
     static List<Schedule> all(DSLContext dsl) {
         List<Schedule> out = new ArrayList<>();
-        for (Record r : dsl.resultQuery(JobqSchema.of(dsl).sql(ALL))) readable(r).ifPresent(out::add);
+        for (Record r : dsl.resultQuery(JobqSchema.of(dsl).sql(ALL)).coerce(READ)) readable(r).ifPresent(out::add);
         return out;
     }
 

@@ -1,5 +1,8 @@
 package io.jobq.postgres;
 
+import static io.jobq.postgres.schema.Tables.WORKERS;
+import static org.jooq.impl.DSL.val;
+
 import io.jobq.application.port.WorkerInfo;
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.job.TaskName;
@@ -11,10 +14,11 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import org.jooq.DSLContext;
+import org.jooq.Field;
 import org.jooq.Record;
+import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
 
-import static org.jooq.impl.DSL.val;
 
 /** The {@code workers} table (schema V8): who is alive and what each runs. */
 final class WorkerRegistry {
@@ -34,6 +38,10 @@ final class WorkerRegistry {
             WHERE w.last_seen > now() - 3 * w.beat_ms * interval '1 millisecond'
             ORDER BY w.id""";
 
+    /** The columns LIVE returns, the times read through {@link TimestamptzBinding} (an {@code infinity} failed the read). */
+    private static final Field<?>[] LIVE_READ = {WORKERS.ID, WORKERS.QUEUES, WORKERS.TASKS, WORKERS.STARTED_AT, WORKERS.LAST_SEEN,
+            DSL.field(DSL.name("running"), SQLDataType.BIGINT)};
+
     private WorkerRegistry() {}
 
     static void alive(DSLContext dsl, WorkerId id, Collection<QueueName> queues, Collection<TaskName> tasks, Duration beat) {
@@ -49,7 +57,7 @@ final class WorkerRegistry {
     /** Rows a hand edit made unreadable (a name the domain refuses) are left out, not fatal to the list. */
     static List<WorkerInfo> live(DSLContext dsl) {
         List<WorkerInfo> out = new ArrayList<>();
-        for (Record r : dsl.resultQuery(JobqSchema.of(dsl).sql(LIVE))) {
+        for (Record r : dsl.resultQuery(JobqSchema.of(dsl).sql(LIVE)).coerce(LIVE_READ)) {
             try {
                 out.add(new WorkerInfo(new WorkerId(r.get(0, String.class)),
                         Arrays.stream(r.get(1, String[].class)).map(QueueName::new).toList(),

@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Ticks are judged by the store's clock and the pause is a difference of two readings of it, so a worker
  * whose own clock is off fires on time all the same. A stored schedule whose cron or time zone no longer
- * parses (a hand edit) is logged at WARN once and skipped; a failed read or fire is reported
+ * parses (a hand edit) is logged at WARN once and skipped; one whose last tick is ahead of the clock waits for
+ * it, silently (up to {@code infinity}: for ever); a failed read or fire is reported
  * and tried again at the next pass, after {@link OutageBackoff}'s pause when the store is down.
  */
 final class ScheduleFirer {
@@ -82,12 +83,17 @@ final class ScheduleFirer {
             return outage.next();
         }
         outage.reset();
-        Instant wake = now.plus(MAX_PAUSE);
+        Instant horizon = now.plus(MAX_PAUSE);
+        Instant wake = horizon;
         for (Schedule s : all) {
             Optional<CronSchedule> cron = parse(s);
             if (cron.isEmpty()) continue;
             try {
                 Instant since = s.since();
+                // Waiting for a moment beyond this pass (a last tick set ahead by hand, up to infinity, or by a clock
+                // set back): nothing is due and its next tick cannot come before the pass ends, and cron-utils would
+                // throw on a date past year 999,999,999.
+                if (since.isAfter(horizon)) continue;
                 Optional<Instant> due = cron.get().dueTick(since, now);
                 if (due.isPresent()) {
                     fire(s, due.get());
