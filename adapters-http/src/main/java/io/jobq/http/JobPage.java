@@ -13,7 +13,8 @@ import java.util.function.Function;
  * One page of a job listing as a principal may see it: the one home of tenant scoping and of the next-page
  * cursor, for {@code GET /jobs} (whole jobs) and the dashboard (summaries) alike.
  *
- * @param jobs newest first, at most the query's limit
+ * @param jobs newest first, at most the query's limit; fewer when their payloads and results pass
+ *     {@link JobStore#LIST_PAGE_CHARS}
  * @param next the cursor ({@code after}) of the next page; empty exactly on the last page
  */
 record JobPage<T>(List<T> jobs, Optional<JobId> next) {
@@ -24,23 +25,26 @@ record JobPage<T>(List<T> jobs, Optional<JobId> next) {
      * @throws ApiException 403 naming {@code tenant} when a tenant key asks for another tenant's jobs
      */
     static JobPage<Job> read(JobStore store, JobQuery asked, Principal who) {
-        return read(store::list, Job::id, asked, who);
+        return read(store::list, Job::id, store, asked, who);
     }
 
     /** As {@link #read}, of summaries: what a list shows, without payloads and results. */
     static JobPage<JobSummary> summaries(JobStore store, JobQuery asked, Principal who) {
-        return read(store::summaries, JobSummary::id, asked, who);
+        return read(store::summaries, JobSummary::id, store, asked, who);
     }
 
-    private static <T> JobPage<T> read(Function<JobQuery, List<T>> list, Function<T, JobId> id, JobQuery asked, Principal who) {
+    private static <T> JobPage<T> read(Function<JobQuery, List<T>> list, Function<T, JobId> id, JobStore store, JobQuery asked,
+            Principal who) {
         asked.tenant().ifPresent(t -> who.requireTenant(t, "tenant"));
         JobQuery query = who.tenant().map(asked::forTenant).orElse(asked);
         List<T> jobs = list.apply(query);
         Optional<JobId> next = Optional.empty();
-        if (jobs.size() == query.limit()) {
-            // A full page may be the last one: probe for one more row so `next` is empty exactly on the last page.
+        if (!jobs.isEmpty()) {
+            // Any page may be the last one, or not: a page of whole jobs ends early at the store's character budget
+            // (JobStore.LIST_PAGE_CHARS). Probe for one more row, as a summary (no payload to read), so that `next`
+            // is empty exactly on the last page.
             JobId last = id.apply(jobs.getLast());
-            if (!list.apply(query.after(last, 1)).isEmpty()) next = Optional.of(last);
+            if (!store.summaries(query.after(last, 1)).isEmpty()) next = Optional.of(last);
         }
         return new JobPage<>(jobs, next);
     }

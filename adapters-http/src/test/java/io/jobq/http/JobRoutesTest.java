@@ -274,6 +274,18 @@ class JobRoutesTest extends ApiTestCase {
         }
 
         @Test
+        void aPageOfLargeJobsEndsEarlyAndItsNextLeadsOn() {
+            String big = "{'task': 't', 'payload': {'big': '" + "x".repeat(1_000_000) + "'}}";
+            for (int i = 0; i < 6; i++) enqueue(big);
+            ApiClient.Reply p1 = f.client().get("/jobs?limit=500");
+            assertThat(ids(p1)).as("4 Mi characters of payloads at most").containsExactly(6L, 5L, 4L, 3L);
+            assertThat(p1.json().get("next").asLong()).isEqualTo(3);
+            ApiClient.Reply p2 = f.client().get("/jobs?limit=500&after=3");
+            assertThat(ids(p2)).containsExactly(2L, 1L);
+            assertThat(p2.json().get("next").isNull()).isTrue();
+        }
+
+        @Test
         void filtersByTenantQueueAndStatus() {
             enqueue("{'task': 't', 'tenant': 'acme'}");
             enqueue("{'task': 't', 'tenant': 'globex'}");

@@ -10,9 +10,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.jooq.Condition;
+import org.jooq.Cursor;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.JSONB;
+import org.jooq.Record;
 import org.jooq.SelectField;
 import org.jooq.impl.DSL;
 import org.slf4j.Logger;
@@ -37,6 +39,9 @@ final class UnreadableRows {
 
     /** What reads show for a payload or result PostgreSQL cannot print: JSON null. */
     static final String UNPRINTABLE = "null";
+
+    /** Rows a page cursor fetches at a time: 16 jobs of at most 2 MiB of documents each. */
+    private static final int PAGE_FETCH = 16;
 
     private UnreadableRows() {}
 
@@ -130,18 +135,36 @@ final class UnreadableRows {
     }
 
     /**
-     * Up to {@code limit} jobs matching {@code where}, newest first, read leniently. One statement when
-     * every row prints; when one does not, a second one reads the page with its documents {@link #guarded}.
+     * Up to {@code limit} jobs matching {@code where}, newest first, read leniently, ending before the job that
+     * would take the page past {@link JobStore#LIST_PAGE_CHARS} (see {@link JobStore#list}). Read through a
+     * cursor, {@value #PAGE_FETCH} rows at a time in a transaction of its own, so that the rows past the end
+     * never reach this heap. One statement when every row prints; when one does not, a second one reads the
+     * page with its documents {@link #guarded}.
      */
     static List<Job> readPage(DSLContext dsl, Condition where, int limit) {
         try {
-            return dsl.selectFrom(JOBS).where(where).orderBy(JOBS.ID.desc()).limit(limit).fetch(JobRows::toJobLenient);
+            return dsl.transactionResult(cfg -> upToPageChars(
+                    cfg.dsl().selectFrom(JOBS).where(where).orderBy(JOBS.ID.desc()).limit(limit).fetchSize(PAGE_FETCH).fetchLazy()));
         } catch (RuntimeException e) {
             if (!isUnprintableValue(e)) throw e;
             log.atWarn().log("a page of jobs cannot be printed by PostgreSQL ({}); unprintable payloads and results"
                     + " are shown as {}", StoreErrors.serverMessage(e), UNPRINTABLE);
         }
-        return dsl.select(guardedColumns(JobqSchema.of(dsl))).from(JOBS).where(where).orderBy(JOBS.ID.desc()).limit(limit)
-                .fetch(JobRows::toJobLenient);
+        return dsl.transactionResult(cfg -> upToPageChars(cfg.dsl().select(guardedColumns(JobqSchema.of(cfg.dsl()))).from(JOBS)
+                .where(where).orderBy(JOBS.ID.desc()).limit(limit).fetchSize(PAGE_FETCH).fetchLazy()));
+    }
+
+    private static List<Job> upToPageChars(Cursor<? extends Record> rows) {
+        try (rows) {
+            List<Job> page = new ArrayList<>();
+            long chars = 0;
+            for (Record r : rows) {
+                Job job = JobRows.toJobLenient(r);
+                chars += job.payload().length() + job.result().map(String::length).orElse(0);
+                if (!page.isEmpty() && chars > JobStore.LIST_PAGE_CHARS) break;
+                page.add(job);
+            }
+            return page;
+        }
     }
 }

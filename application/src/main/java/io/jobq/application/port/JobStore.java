@@ -312,7 +312,20 @@ public interface JobStore extends ScheduleStore, ApiKeyStore {
      */
     Optional<Job> get(JobId id);
 
-    /** A page of jobs, newest first; like {@link #get}, never fails on a stored value. */
+    /**
+     * Most characters of payloads and results one {@link #list} page carries: 4 Mi (4,194,304), four jobs at
+     * the largest. A page of 500 jobs of 1 MiB each would be half a gigabyte in the heap of whoever asked,
+     * and a few such requests at once an {@link OutOfMemoryError}.
+     */
+    int LIST_PAGE_CHARS = 4 << 20;
+
+    /**
+     * A page of jobs, newest first; like {@link #get}, never fails on a stored value. At most
+     * {@code query.limit()} jobs, and it ends before the job that would take the page's payloads and results
+     * (their JSON text, in chars) past {@link #LIST_PAGE_CHARS}, never before the first: a page of large
+     * jobs holds fewer than the limit, and more may follow it (ask again {@code after} its last id; only an
+     * empty page is the end).
+     */
     List<Job> list(JobQuery query);
 
     /** The same page as {@link #list}, each job without its payload and result (cheap whatever their size). */

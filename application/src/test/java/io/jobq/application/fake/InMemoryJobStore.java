@@ -738,7 +738,12 @@ public final class InMemoryJobStore implements JobStore {
 
     @Override
     public List<Job> list(JobQuery query) {
-        return tx("list", () -> rows.descendingMap().values().stream()
+        return tx("list", () -> upToPageChars(page(query)));
+    }
+
+    /** Up to {@code query.limit()} jobs it matches, newest first. */
+    private List<Job> page(JobQuery query) {
+        return rows.descendingMap().values().stream()
                 .filter(r -> query.tenant().map(t -> t.equals(r.tenant)).orElse(true))
                 .filter(r -> query.queue().map(q -> q.equals(r.queue)).orElse(true))
                 .filter(r -> query.state().map(s -> s == r.state).orElse(true))
@@ -746,12 +751,24 @@ public final class InMemoryJobStore implements JobStore {
                 .filter(r -> query.after().map(a -> r.id < a.value()).orElse(true))
                 .limit(query.limit())
                 .map(Row::toJob)
-                .toList());
+                .toList();
+    }
+
+    /** {@code jobs} up to the one that would take them past {@link JobStore#LIST_PAGE_CHARS} (the first always). */
+    private static List<Job> upToPageChars(List<Job> jobs) {
+        List<Job> page = new ArrayList<>();
+        long chars = 0;
+        for (Job job : jobs) {
+            chars += job.payload().length() + job.result().map(String::length).orElse(0);
+            if (!page.isEmpty() && chars > LIST_PAGE_CHARS) break;
+            page.add(job);
+        }
+        return page;
     }
 
     @Override
     public List<JobSummary> summaries(JobQuery query) {
-        return list(query).stream().map(j -> new JobSummary(j.id(), j.tenant(), j.queue(), j.task(), j.state(), j.attempts(),
+        return tx("summaries", () -> page(query)).stream().map(j -> new JobSummary(j.id(), j.tenant(), j.queue(), j.task(), j.state(), j.attempts(),
                 j.maxAttempts(), j.createdAt(), j.finishedAt(), j.lastError().map(e -> e.length() <= JobSummary.ERROR_START ? e
                         : e.substring(0, JobSummary.ERROR_START)))).toList();
     }

@@ -23,6 +23,7 @@ import io.jobq.domain.tenant.TenantId;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -1060,6 +1061,34 @@ public abstract class JobStoreContract {
             assertThat(page2).extracting(Job::id).containsExactly(ids.get(3), ids.get(2));
             assertThat(even).extracting(Job::id).containsExactly(ids.get(4), ids.get(2), ids.get(0));
             assertThat(running).extracting(Job::id).containsExactly(ids.get(0));
+        }
+
+        @Test
+        void aPageOfLargeJobsEndsAtTheCharacterBudgetAndTheNextTakesUpThere() {
+            String big = "{\"big\": \"" + "x".repeat(1_000_000) + "\"}"; // a quarter of LIST_PAGE_CHARS, a little under
+            List<JobId> ids = new ArrayList<>();
+            for (int i = 0; i < 6; i++) ids.add(store().enqueue(NewJob.of(TenantId.of("t"), Q, TASK, big)).job().id());
+            List<JobId> newestFirst = ids.reversed();
+
+            List<Job> first = store().list(JobQuery.firstPage());
+            List<Job> second = store().list(query(Optional.empty(), Optional.empty(), Optional.empty(), 50,
+                    Optional.of(first.getLast().id())));
+
+            assertThat(first).extracting(Job::id).containsExactlyElementsOf(newestFirst.subList(0, 4));
+            assertThat(second).extracting(Job::id).containsExactlyElementsOf(newestFirst.subList(4, 6));
+            assertThat(store().summaries(JobQuery.firstPage())).as("summaries carry no payload: no budget").hasSize(6);
+        }
+
+        @Test
+        void resultsCountTowardsTheCharacterBudget() {
+            String big = "{\"big\": \"" + "x".repeat(1_000_000) + "\"}";
+            for (int i = 0; i < 3; i++) store().enqueue(NewJob.of(TenantId.of("t"), Q, TASK, big));
+            for (int i = 0; i < 3; i++) {
+                applied(store().complete(claimOne(W1).fencingToken(), Optional.of("[\"" + "y".repeat(1_000_000) + "\"]")));
+            }
+
+            assertThat(store().list(JobQuery.firstPage())).as("two jobs of 2,000,000 chars each, a third would pass 4 Mi")
+                    .hasSize(2).allSatisfy(j -> assertThat(j.result()).isPresent());
         }
 
         @Test
