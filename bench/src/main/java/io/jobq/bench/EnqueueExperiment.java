@@ -54,8 +54,6 @@ final class EnqueueExperiment {
     record Cell(Path path, int clients, double jobsPerSecond) {}
 
     static final int BATCH = 1000;
-    /** Calls of each path before the first cell, not counted (JIT, the server's first requests). */
-    static final int WARM_UP_CALLS = 50;
 
     /** The floor's row: what jobq's enqueue writes for a runnable job, without the tenant's fair tag. */
     static final String INSERT_ONE = "INSERT INTO jobq.jobs (queue, tenant, task, payload, state, vtime, max_attempts) "
@@ -85,7 +83,10 @@ final class EnqueueExperiment {
             try {
                 jobs = URI.create("http://127.0.0.1:" + api.port() + "/jobs");
                 jobsBatch = URI.create("http://127.0.0.1:" + api.port() + "/jobs/batch");
-                for (Path p : Path.values()) measure(p, 1, p.jobsPerCall == 1 ? WARM_UP_CALLS : 2);
+                // One cell's worth of calls of each path first, not counted: 50 left the JIT compiling the HTTP
+                // path during the first cells (compiler threads were half the JVM's CPU in a profile), which
+                // measured the JIT, not a server that has been up for a while.
+                for (Path p : Path.values()) measure(p, 1, warmUpCalls(plan, p));
                 progress.step("enqueue: warmed up (HTTP API on port %d)", api.port());
                 for (Path p : Path.values()) {
                     for (int c : plan.concurrencies()) {
@@ -100,6 +101,11 @@ final class EnqueueExperiment {
             }
         }
         return cells;
+    }
+
+    /** Calls of {@code p} made before the first cell, not counted: as many as one cell of it makes. */
+    static int warmUpCalls(Plan plan, Path p) {
+        return p.jobsPerCall == 1 ? plan.enqueueJobs() : plan.enqueueBatches();
     }
 
     /** One cell: an empty table, {@code calls} calls (rounded up to a multiple of clients) spread over the clients. */

@@ -93,7 +93,8 @@ final class PeerReport {
         return "Enqueue. Jobs/second into an empty queue, all clients together (tenant and queue \"default\"; the HTTP API\n"
                 + "in this JVM with a pool of 10; each JobClient caller and floor client on a connection of its own);\n"
                 + Format.count(p.enqueueJobs()) + " jobs per one-job row, at least " + p.enqueueBatches()
-                + " batches (one per client) per batch row:\n\n" + rates.render()
+                + " batches (one per client) per batch row;\nafter as many calls of each way in, not counted (JIT):\n\n"
+                + rates.render()
                 + "\nAs a fraction of the matching floor (one row per transaction, or 1,000 rows per statement):\n\n"
                 + fractions.render();
     }
