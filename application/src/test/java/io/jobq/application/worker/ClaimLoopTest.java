@@ -162,7 +162,11 @@ class ClaimLoopTest extends WorkerFixture {
     void theClaimThatRefillsASlotCarriesTheOutcomeOfTheRunThatLeftIt() {
         List<JobId> ids = new java.util.ArrayList<>();
         for (int i = 0; i < 5; i++) ids.add(enqueue("noop", "{}"));
-        start(FAST.toBuilder().concurrency(1).claimBatchSize(1).maintenanceEnabled(false).build());
+        // The longest fill wait makes the outcome watchdog patient (2.1 s instead of 104 ms; with one slot and
+        // claims of one there is nothing to fill): on a loaded CI machine a claim loop slower than 104 ms had its
+        // outcome handed back to the run, written alone, and the count came out one short.
+        start(FAST.toBuilder().concurrency(1).claimBatchSize(1).batchFillWait(WorkerSettings.MAX_BATCH_FILL_WAIT)
+                .maintenanceEnabled(false).build());
         for (JobId id : ids) awaitState(id, JobState.DONE);
 
         // claim 1 alone; then outcome k with claim k + 1, the last with a claim that finds nothing
