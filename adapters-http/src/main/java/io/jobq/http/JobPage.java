@@ -25,24 +25,25 @@ record JobPage<T>(List<T> jobs, Optional<JobId> next) {
      * @throws ApiException 403 naming {@code tenant} when a tenant key asks for another tenant's jobs
      */
     static JobPage<Job> read(JobStore store, JobQuery asked, Principal who) {
-        return read(store::list, Job::id, store, asked, who);
+        return read(store::list, Job::id, true, store, asked, who);
     }
 
     /** As {@link #read}, of summaries: what a list shows, without payloads and results. */
     static JobPage<JobSummary> summaries(JobStore store, JobQuery asked, Principal who) {
-        return read(store::summaries, JobSummary::id, store, asked, who);
+        return read(store::summaries, JobSummary::id, false, store, asked, who);
     }
 
-    private static <T> JobPage<T> read(Function<JobQuery, List<T>> list, Function<T, JobId> id, JobStore store, JobQuery asked,
-            Principal who) {
+    /** @param endsEarly whether {@code list} may end a page before the limit with more to follow (whole jobs do) */
+    private static <T> JobPage<T> read(Function<JobQuery, List<T>> list, Function<T, JobId> id, boolean endsEarly,
+            JobStore store, JobQuery asked, Principal who) {
         asked.tenant().ifPresent(t -> who.requireTenant(t, "tenant"));
         JobQuery query = who.tenant().map(asked::forTenant).orElse(asked);
         List<T> jobs = list.apply(query);
         Optional<JobId> next = Optional.empty();
-        if (!jobs.isEmpty()) {
-            // Any page may be the last one, or not: a page of whole jobs ends early at the store's character budget
-            // (JobStore.LIST_PAGE_CHARS). Probe for one more row, as a summary (no payload to read), so that `next`
-            // is empty exactly on the last page.
+        if (!jobs.isEmpty() && (jobs.size() == query.limit() || endsEarly)) {
+            // A full page may be the last one, and a page of whole jobs may end early at the store's character
+            // budget (JobStore.LIST_PAGE_CHARS) with more to follow. Probe for one more row, as a summary (no payload
+            // to read), so that `next` is empty exactly on the last page.
             JobId last = id.apply(jobs.getLast());
             if (!store.summaries(query.after(last, 1)).isEmpty()) next = Optional.of(last);
         }

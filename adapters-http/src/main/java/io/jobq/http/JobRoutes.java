@@ -28,8 +28,8 @@ import java.util.Set;
  *   <li>{@code POST /jobs/batch} {@link EnqueueBatchRequest} → 201 {@code {"ids": [...]}}, one INSERT, all or nothing.
  *   <li>{@code GET /jobs/{id}} → 200 job; 400 if id is not a positive integer; 404 unknown.
  *   <li>{@code GET /jobs?tenant=&queue=&status=&task=&limit=&after=} → 200 {@code {"jobs": [...], "next": id|null}},
- *       newest first, keyset pagination by id; limit 1-500, default 50, a page shorter when its payloads pass
- *       {@link io.jobq.application.port.JobStore#LIST_PAGE_CHARS}; unknown parameters → 400.
+ *       newest first, keyset pagination by id; limit 1-500, default 50, a page shorter when its payloads and
+ *       results pass {@link io.jobq.application.port.JobStore#LIST_PAGE_CHARS}; unknown parameters → 400.
  *   <li>{@code POST /jobs/{id}/retry} → 200 the requeued job; 409 {@code job_not_dead} naming its status; 404.
  * </ul>
  */

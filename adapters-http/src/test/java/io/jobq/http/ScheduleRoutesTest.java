@@ -92,4 +92,15 @@ class ScheduleRoutesTest extends ApiTestCase {
         assertThat(r.json().get("error").asText()).startsWith("cron");
         assertThat(r.json().get("next_tick").isNull()).isTrue();
     }
+
+    @Test
+    void aScheduleWaitingForALastTickOfInfinityIsShownWithNoNextTickAndNoError() {
+        f.client().put("/schedules/waiting", "{\"cron\": \"* * * * *\", \"task\": \"t\"}");
+        f.db().execute("UPDATE schedules SET last_tick = 'infinity' WHERE name = 'waiting'");
+        ApiClient.Reply r = f.client().get("/schedules/waiting");
+        assertThat(r.status()).as(r.toString()).isEqualTo(200);
+        assertThat(r.json().get("next_tick").isNull()).isTrue();
+        assertThat(r.json().has("error")).as(r.toString()).isFalse();
+        assertThat(f.client().get("/schedules").status()).isEqualTo(200);
+    }
 }

@@ -40,7 +40,11 @@ final class UnreadableRows {
     /** What reads show for a payload or result PostgreSQL cannot print: JSON null. */
     static final String UNPRINTABLE = "null";
 
-    /** Rows a page cursor fetches at a time: 16 jobs of at most 2 MiB of documents each. */
+    /**
+     * Rows a page cursor fetches at a time. A job written through jobq holds about 2 MiB of documents at most
+     * (a payload and a result of 1 MiB each, a little more as PostgreSQL prints them), so one fetch holds
+     * some 32 MiB at worst; 500 small jobs take 32 round trips in one local transaction.
+     */
     private static final int PAGE_FETCH = 16;
 
     private UnreadableRows() {}
@@ -137,8 +141,8 @@ final class UnreadableRows {
     /**
      * Up to {@code limit} jobs matching {@code where}, newest first, read leniently, ending before the job that
      * would take the page past {@link JobStore#LIST_PAGE_CHARS} (see {@link JobStore#list}). Read through a
-     * cursor, {@value #PAGE_FETCH} rows at a time in a transaction of its own, so that the rows past the end
-     * never reach this heap. One statement when every row prints; when one does not, a second one reads the
+     * cursor, {@value #PAGE_FETCH} rows at a time in a transaction of its own, so that at most one fetch of
+     * rows past the end reaches this heap, not the rest of the limit. One statement when every row prints; when one does not, a second one reads the
      * page with its documents {@link #guarded}.
      */
     static List<Job> readPage(DSLContext dsl, Condition where, int limit) {

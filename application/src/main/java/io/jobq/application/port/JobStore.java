@@ -313,9 +313,9 @@ public interface JobStore extends ScheduleStore, ApiKeyStore {
     Optional<Job> get(JobId id);
 
     /**
-     * Most characters of payloads and results one {@link #list} page carries: 4 Mi (4,194,304), four jobs at
-     * the largest. A page of 500 jobs of 1 MiB each would be half a gigabyte in the heap of whoever asked,
-     * and a few such requests at once an {@link OutOfMemoryError}.
+     * Most characters of payloads and results one {@link #list} page carries: 4 Mi (4,194,304): four jobs with a
+     * payload of 1 MiB and no result, two with a result of 1 MiB as well. A page of 500 jobs of 1 MiB each would
+     * be half a gigabyte in the heap of whoever asked, and a few such requests at once an {@link OutOfMemoryError}.
      */
     int LIST_PAGE_CHARS = 4 << 20;
 
@@ -328,7 +328,10 @@ public interface JobStore extends ScheduleStore, ApiKeyStore {
      */
     List<Job> list(JobQuery query);
 
-    /** The same page as {@link #list}, each job without its payload and result (cheap whatever their size). */
+    /**
+     * The jobs {@link #list} would show, with the same filters, order and limit, each without its payload and
+     * result (cheap whatever their size); never cut short by {@link #LIST_PAGE_CHARS}.
+     */
     List<JobSummary> summaries(JobQuery query);
 
     /**

@@ -51,6 +51,11 @@ public final class CronSchedule {
      */
     private static final Duration NEAR_A_CHANGE = Duration.ofHours(3);
     private static final int MAX_CAREFUL_STEPS = 100_000;
+    /**
+     * The last instant after which {@link #nextAfter} looks for a tick: java.time places nothing past year
+     * 999,999,999 in any zone, and a last tick of {@code infinity} written by hand reads as year 1,000,000,000.
+     */
+    private static final Instant LAST_PLACEABLE = LocalDateTime.of(999_999_998, 1, 1, 0, 0).toInstant(ZoneOffset.UTC);
 
     private static final CronParser FIVE_FIELDS = new CronParser(CronDefinitionBuilder.instanceDefinitionFor(CronType.UNIX));
     private static final CronParser SIX_FIELDS = new CronParser(CronDefinitionBuilder.instanceDefinitionFor(CronType.SPRING53));
@@ -167,11 +172,12 @@ public final class CronSchedule {
 
     /**
      * The first tick strictly after {@code after}, or empty if the expression has no later tick (a
-     * year-bounded one, say).
+     * year-bounded one, say) or {@code after} is past any tick java.time can place (year 999,999,998).
      *
      * @throws IllegalStateException if cron-utils fails to place a tick (never for a schedule that {@link #parse}d)
      */
     public Optional<Instant> nextAfter(Instant after) {
+        if (after.isAfter(LAST_PLACEABLE)) return Optional.empty();
         Optional<Instant> inWallOrder = nextInWallOrder(after);
         Instant horizon = inWallOrder.orElse(after).plus(NEAR_A_CHANGE);
         if (!changeBetween(after.minus(NEAR_A_CHANGE), horizon)) return inWallOrder;

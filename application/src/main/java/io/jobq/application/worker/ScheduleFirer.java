@@ -91,8 +91,7 @@ final class ScheduleFirer {
             try {
                 Instant since = s.since();
                 // Waiting for a moment beyond this pass (a last tick set ahead by hand, up to infinity, or by a clock
-                // set back): nothing is due and its next tick cannot come before the pass ends, and cron-utils would
-                // throw on a date past year 999,999,999.
+                // set back): nothing is due and its next tick cannot come before the pass ends.
                 if (since.isAfter(horizon)) continue;
                 Optional<Instant> due = cron.get().dueTick(since, now);
                 if (due.isPresent()) {

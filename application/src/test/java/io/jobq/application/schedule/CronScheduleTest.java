@@ -37,6 +37,13 @@ class CronScheduleTest {
     }
 
     @Test
+    void nothingComesAfterALastTickOfInfinityOrNearTheEndOfTime() {
+        CronSchedule everySecond = CronSchedule.parse("* * * * * *", BERLIN);
+        assertThat(everySecond.nextAfter(java.time.OffsetDateTime.MAX.toInstant())).isEmpty();
+        assertThat(everySecond.nextAfter(Instant.MAX)).isEmpty();
+    }
+
+    @Test
     void aRepeatedHourFiresItsWallClockTicksOnce() {
         // half-hourly across the fall-back night: 01:30, 02:00, 02:30 at +02:00, then 03:00 at +01:00;
         // the second pass of 02:00 and 02:30 (+01:00) is not fired again
