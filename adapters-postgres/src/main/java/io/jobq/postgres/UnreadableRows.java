@@ -142,8 +142,8 @@ final class UnreadableRows {
      * Up to {@code limit} jobs matching {@code where}, newest first, read leniently, ending before the job that
      * would take the page past {@link JobStore#LIST_PAGE_CHARS} (see {@link JobStore#list}). Read through a
      * cursor, {@value #PAGE_FETCH} rows at a time in a transaction of its own, so that at most one fetch of
-     * rows past the end reaches this heap, not the rest of the limit. One statement when every row prints; when one does not, a second one reads the
-     * page with its documents {@link #guarded}.
+     * rows past the end reaches this heap, not the rest of the limit. One statement when every row prints; when
+     * one does not, a second one reads the page with its documents {@link #guarded}.
      */
     static List<Job> readPage(DSLContext dsl, Condition where, int limit) {
         try {
@@ -164,7 +164,7 @@ final class UnreadableRows {
             long chars = 0;
             for (Record r : rows) {
                 Job job = JobRows.toJobLenient(r);
-                chars += job.payload().length() + job.result().map(String::length).orElse(0);
+                chars += JobStore.listPageChars(job);
                 if (!page.isEmpty() && chars > JobStore.LIST_PAGE_CHARS) break;
                 page.add(job);
             }

@@ -19,7 +19,6 @@ import org.jooq.Record;
 import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
 
-
 /** The {@code workers} table (schema V8): who is alive and what each runs. */
 final class WorkerRegistry {
     private static final String ALIVE = """

@@ -319,6 +319,11 @@ public interface JobStore extends ScheduleStore, ApiKeyStore {
      */
     int LIST_PAGE_CHARS = 4 << 20;
 
+    /** What {@code job} takes of a {@link #list} page's {@link #LIST_PAGE_CHARS}: its payload and result, in chars. */
+    static long listPageChars(Job job) {
+        return job.payload().length() + job.result().map(String::length).orElse(0);
+    }
+
     /**
      * A page of jobs, newest first; like {@link #get}, never fails on a stored value. At most
      * {@code query.limit()} jobs, and it ends before the job that would take the page's payloads and results

@@ -759,7 +759,7 @@ public final class InMemoryJobStore implements JobStore {
         List<Job> page = new ArrayList<>();
         long chars = 0;
         for (Job job : jobs) {
-            chars += job.payload().length() + job.result().map(String::length).orElse(0);
+            chars += JobStore.listPageChars(job);
             if (!page.isEmpty() && chars > LIST_PAGE_CHARS) break;
             page.add(job);
         }
