@@ -86,6 +86,89 @@ class OutcomesThenClaimTest extends PostgresStoreTestCase {
         assertThat(both.claimed()).hasSize(2);
     }
 
+    /**
+     * The statement must never wait on an ending run's row (held here as a heartbeat or a cancel holds it)
+     * while sitting on rows it claimed: a transaction holding the one and waiting for the others (a claim
+     * under {@link LockMode#WAIT}, a cancel of many jobs) would deadlock with it. So its outcomes come first:
+     * it waits, if at all, before it has claimed anything. Run against the same statement claiming first
+     * (which halves its time under 16 busy workers, docs/benchmarks.md), the scenario finds the claimed rows held.
+     */
+    @Test
+    void anEndingRunsRowLockedElsewhereIsWaitedForBeforeAnyRowIsClaimed() throws Exception {
+        assertThat(queuedRowsLockedWhileAnEndingRunWaits(db.dataSource(), true)).as("queued rows it held while waiting").isZero();
+        db.emptyTables();
+        assertThat(queuedRowsLockedWhileAnEndingRunWaits(claimingFirst(db.dataSource()), false))
+                .as("claiming first: the rows it claimed stay locked while it waits").isEqualTo(2);
+    }
+
+    /**
+     * Holds the row of a run in another transaction while the store writes the run's outcome and claims 2 of 3
+     * queued jobs; once a statement of the store waits for that lock, counts the queued rows locked meanwhile,
+     * then lets go and (if {@code expectClaimed}) checks that the outcome and the claim both landed.
+     */
+    private int queuedRowsLockedWhileAnEndingRunWaits(DataSource storeOn, boolean expectClaimed) throws Exception {
+        for (int i = 0; i < 4; i++) store.enqueue(job("acme"));
+        Job run = store.claim(claim(W1, 1)).getFirst();
+        PostgresJobStore tried = new PostgresJobStore(storeOn);
+        try (Connection holder = db.dataSource().getConnection(); Connection looker = db.dataSource().getConnection()) {
+            holder.setAutoCommit(false);
+            try (var ps = holder.prepareStatement("SELECT 1 FROM jobq.jobs WHERE id = ? FOR NO KEY UPDATE")) {
+                ps.setLong(1, run.id().value());
+                ps.executeQuery().close();
+            }
+            var call = java.util.concurrent.CompletableFuture.supplyAsync(
+                    () -> tried.recordOutcomesThenClaim(List.of(done(run)), claim(W1, 2)));
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (!waitingOnALock(looker)) {
+                assertThat(System.nanoTime()).as("a statement of the store waits for the held row").isLessThan(deadline);
+                Thread.sleep(10);
+            }
+            int lockedQueued;
+            try (var ps = looker.prepareStatement("""
+                    SELECT 3 - count(*) FROM (SELECT id FROM jobq.jobs WHERE state = 'queued' FOR UPDATE SKIP LOCKED) free""")) {
+                var rs = ps.executeQuery();
+                rs.next();
+                lockedQueued = rs.getInt(1);
+            }
+            holder.commit();
+            OutcomesThenClaim both = call.get(10, java.util.concurrent.TimeUnit.SECONDS);
+            if (expectClaimed) {
+                assertThat(both.answers()).singleElement().isInstanceOfSatisfying(FencedWrite.Applied.class,
+                        a -> assertThat(a.job().state()).isEqualTo(JobState.DONE));
+                assertThat(both.claimed()).hasSize(2);
+            }
+            return lockedQueued;
+        }
+    }
+
+    private static boolean waitingOnALock(Connection looker) throws java.sql.SQLException {
+        try (var ps = looker.prepareStatement("""
+                SELECT count(*) FROM pg_stat_activity
+                WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FOR NO KEY UPDATE%'""")) {
+            var rs = ps.executeQuery();
+            rs.next();
+            return rs.getInt(1) > 0;
+        }
+    }
+
+    /** {@code target} with the outcomes-then-claim statement reading its claim first: the deliberately wrong variant. */
+    private static DataSource claimingFirst(DataSource target) {
+        String endedFirst = "SELECT * FROM ended UNION ALL SELECT * FROM claimed";
+        return JdbcProxies.afterEachCall(DataSource.class, target, (method, args, result) -> method.getName().equals("getConnection")
+                ? (Connection) java.lang.reflect.Proxy.newProxyInstance(Connection.class.getClassLoader(),
+                        new Class<?>[] {Connection.class}, (proxy, m, a) -> {
+                            if (m.getName().equals("prepareStatement") && a != null && a[0] instanceof String sql && sql.contains(endedFirst)) {
+                                a[0] = sql.replace(endedFirst, "SELECT * FROM claimed UNION ALL SELECT * FROM ended");
+                            }
+                            try {
+                                return m.invoke(result, a);
+                            } catch (java.lang.reflect.InvocationTargetException e) {
+                                throw e.getCause();
+                            }
+                        })
+                : result);
+    }
+
     @Test
     void aResultTheDatabaseRefusesIsStoredWithoutItAndTheClaimStillComesBack() {
         for (int i = 0; i < 3; i++) store.enqueue(job("acme"));
