@@ -860,6 +860,13 @@ public final class PostgresJobStore implements JobStore {
     }
 
     @Override
+    public ScheduleTimings scheduleTimings(String after, int limit) {
+        Objects.requireNonNull(after, "after");
+        requirePositive(limit);
+        return run("list schedule timings", () -> ScheduleTable.timings(dsl, after, limit));
+    }
+
+    @Override
     public boolean deleteSchedule(ScheduleName name) {
         Objects.requireNonNull(name, "name");
         return run("delete schedule", () -> ScheduleTable.delete(dsl, name));

@@ -6,7 +6,9 @@ import static org.jooq.impl.DSL.val;
 import io.jobq.application.port.NewJob;
 import io.jobq.application.port.Schedule;
 import io.jobq.application.port.ScheduleDefinition;
+import io.jobq.application.port.ScheduleStore.ScheduleTimings;
 import io.jobq.application.port.ScheduleStore.ScheduleWrite;
+import io.jobq.application.port.ScheduleTiming;
 import io.jobq.domain.job.Job;
 import io.jobq.domain.job.JobId;
 import io.jobq.domain.job.QueueName;
@@ -65,6 +67,14 @@ final class ScheduleTable {
     private static final String ALL = "SELECT %s FROM jobq.schedules ORDER BY name".formatted(COLUMNS);
     private static final String DELETE = "DELETE FROM jobq.schedules WHERE name = {0}";
 
+    /** A page of timings: the firer's read, without the payloads (see {@link ScheduleTiming}). */
+    private static final String TIMINGS = """
+            SELECT name, cron, timezone, revision, updated_at, last_tick FROM jobq.schedules
+            WHERE name > {0} ORDER BY name LIMIT {1}""";
+    /** How {@link #TIMINGS} is read: the timestamps through {@link TimestamptzBinding}, as {@link #READ}'s. */
+    private static final Field<?>[] READ_TIMINGS = {SCHEDULES.NAME, SCHEDULES.CRON, SCHEDULES.TIMEZONE, SCHEDULES.REVISION,
+            SCHEDULES.UPDATED_AT, SCHEDULES.LAST_TICK};
+
     /** Claims the tick: only at the revision read, only forward, only after the last change. */
     private static final String ADVANCE = """
             UPDATE jobq.schedules SET last_tick = {2}
@@ -117,6 +127,24 @@ final class ScheduleTable {
         List<Schedule> out = new ArrayList<>();
         for (Record r : dsl.resultQuery(JobqSchema.of(dsl).sql(ALL)).coerce(READ)) readable(r).ifPresent(out::add);
         return out;
+    }
+
+    static ScheduleTimings timings(DSLContext dsl, String after, int limit) {
+        List<ScheduleTiming> out = new ArrayList<>();
+        String last = null;
+        int read = 0;
+        for (Record r : dsl.resultQuery(JobqSchema.of(dsl).sql(TIMINGS), after, val(limit, SQLDataType.INTEGER)).coerce(READ_TIMINGS)) {
+            read++;
+            last = r.get(SCHEDULES.NAME);
+            try {
+                out.add(new ScheduleTiming(ScheduleName.of(last), r.get(SCHEDULES.CRON), r.get(SCHEDULES.TIMEZONE),
+                        r.get(SCHEDULES.REVISION), r.get(SCHEDULES.UPDATED_AT).toInstant(),
+                        Optional.ofNullable(r.get(SCHEDULES.LAST_TICK)).map(OffsetDateTime::toInstant)));
+            } catch (RuntimeException unreadable) {
+                // left out, as schedules() leaves it out; the page still counts it, so the next page starts after it
+            }
+        }
+        return new ScheduleTimings(out, read == limit ? Optional.of(last) : Optional.empty());
     }
 
     static boolean delete(DSLContext dsl, ScheduleName name) {

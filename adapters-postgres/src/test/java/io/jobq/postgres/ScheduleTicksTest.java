@@ -20,6 +20,7 @@ import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.jooq.exception.DataAccessException;
 import org.junit.jupiter.api.Test;
 
@@ -78,6 +79,33 @@ class ScheduleTicksTest extends PostgresStoreTestCase {
                 INSERT INTO schedules (name, cron, timezone, tenant, queue, task, payload, max_attempts)
                 VALUES ('a b', '* * * * *', 'UTC', 'default', 'default', 'noop', '{}', 5)"""))
                 .isInstanceOf(DataAccessException.class).hasMessageContaining("schedules_name_valid");
+    }
+
+    /**
+     * Rows the domain refuses ("." and "..", which the table's check lets through) are left out of a page of
+     * timings but still move it on: a page cursor counted from the readable rows would stop at a page of them,
+     * and the schedules after it would never fire.
+     */
+    @Test
+    void unreadableRowsFillingAPageOfTimingsDoNotEndTheListing() {
+        for (String name : List.of(".", "..")) {
+            db.execute("""
+                    INSERT INTO schedules (name, cron, timezone, tenant, queue, task, payload, max_attempts)
+                    VALUES ({0}, '* * * * *', 'UTC', 'default', 'default', 'noop', '{}', 5)""", name);
+        }
+        for (String name : List.of("a", "b")) {
+            store.putSchedule(new ScheduleDefinition(ScheduleName.of(name), CronSchedule.parse("* * * * *", ZoneOffset.UTC),
+                    NewJob.of(TenantId.DEFAULT, QueueName.DEFAULT, TaskName.of("noop"), "{}")));
+        }
+        List<String> seen = new ArrayList<>();
+        int pages = 0;
+        for (Optional<String> after = Optional.of(""); after.isPresent(); pages++) {
+            var page = store.scheduleTimings(after.get(), 2);
+            page.timings().forEach(t -> seen.add(t.name().value()));
+            after = page.next();
+        }
+        assertThat(seen).containsExactlyInAnyOrder("a", "b");
+        assertThat(pages).as("two full pages and an empty one").isEqualTo(3);
     }
 
     @Test

@@ -177,6 +177,11 @@ public class ForwardingJobStore implements JobStore {
     }
 
     @Override
+    public ScheduleTimings scheduleTimings(String after, int limit) {
+        return delegate().scheduleTimings(after, limit);
+    }
+
+    @Override
     public boolean deleteSchedule(io.jobq.domain.schedule.ScheduleName name) {
         return delegate().deleteSchedule(name);
     }

@@ -33,8 +33,13 @@ public record Schedule(ScheduleName name, String cron, String timezone, NewJob j
         Objects.requireNonNull(lastJob, "lastJob");
     }
 
-    /** The instant after which ticks are due: the latest fired tick, or the last change if later. */
+    /** When its ticks fall and which fired last: what the firer reads. */
+    public ScheduleTiming timing() {
+        return new ScheduleTiming(name, cron, timezone, revision, updatedAt, lastTick);
+    }
+
+    /** The instant after which ticks are due: {@link ScheduleTiming#since}. */
     public Instant since() {
-        return lastTick.filter(t -> t.isAfter(updatedAt)).orElse(updatedAt);
+        return timing().since();
     }
 }

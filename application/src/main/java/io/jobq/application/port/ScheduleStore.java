@@ -4,6 +4,7 @@ import io.jobq.domain.job.JobId;
 import io.jobq.domain.schedule.ScheduleName;
 import java.time.Instant;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -30,6 +31,26 @@ public interface ScheduleStore {
 
     /** Every schedule, by name. Rows a hand edit made unreadable (a name the domain refuses) are left out. */
     List<Schedule> schedules();
+
+    /**
+     * One page of every schedule's timing (no job, no payload), in name order: the firer's read, bounded in
+     * memory however many schedules there are and however large their payloads.
+     *
+     * @param after the page starts after this name (exclusive); {@code ""} for the first page
+     * @param limit most rows read, at least 1
+     * @return the readable timings among the rows read (a row a hand edit made unreadable is left out), and
+     *     the {@code after} of the next page: present exactly when {@code limit} rows were read, readable or not
+     * @throws IllegalArgumentException if {@code limit} is below 1
+     */
+    ScheduleTimings scheduleTimings(String after, int limit);
+
+    /** A page of {@link #scheduleTimings}: {@code next} is the {@code after} of the next page, if there may be one. */
+    record ScheduleTimings(List<ScheduleTiming> timings, Optional<String> next) {
+        public ScheduleTimings {
+            timings = List.copyOf(timings);
+            Objects.requireNonNull(next, "next");
+        }
+    }
 
     /** Deletes the schedule and its record of fired ticks (their jobs stay). @return whether it existed */
     boolean deleteSchedule(ScheduleName name);

@@ -1,28 +1,28 @@
 package io.jobq.application.worker;
 
 import io.jobq.application.port.JobStore;
-import io.jobq.application.port.Schedule;
+import io.jobq.application.port.ScheduleStore;
+import io.jobq.application.port.ScheduleTiming;
 import io.jobq.application.schedule.CronSchedule;
 import io.jobq.domain.job.JobId;
 import io.jobq.domain.lease.WorkerId;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
-import java.util.List;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Fires cron schedules, on its own thread in every worker whose maintenance is enabled. Each pass reads
- * the store's clock and every schedule, fires each schedule's due tick ({@link CronSchedule#dueTick}: the
- * latest tick since it last fired, so an outage costs one run, not a burst) and sleeps until the earliest
- * next tick, at most {@link #MAX_PAUSE} so that a new or changed schedule is seen within a second. Every
- * worker fires; {@link JobStore#fireSchedule} lets one job per tick through, so more workers only mean
- * more attempts that find the tick taken.
+ * the store's clock and every schedule's timing, page by page (never the jobs they enqueue), fires each
+ * one's due tick ({@link CronSchedule#dueTick}: the latest tick since it last fired, so an outage costs one
+ * run, not a burst) and sleeps until the earliest next tick, at most {@link #MAX_PAUSE} so that a new or
+ * changed schedule is seen within a second. Every worker fires; {@link JobStore#fireSchedule} lets one job
+ * per tick through, so more workers only mean more attempts that find the tick taken.
  *
  * <p>Ticks are judged by the store's clock and the pause is a difference of two readings of it, so a worker
  * whose own clock is off fires on time all the same. A stored schedule whose cron or time zone no longer
@@ -35,6 +35,8 @@ final class ScheduleFirer {
 
     /** The longest pause between passes: how soon a new schedule or a changed one is seen. */
     static final Duration MAX_PAUSE = Duration.ofSeconds(1);
+    /** Schedules read per page: at most this many timings are in memory at once (a few hundred bytes each). */
+    static final int PAGE = 500;
     /** The shortest pause, so a schedule due again at once cannot spin the thread. */
     static final Duration MIN_PAUSE = Duration.ofMillis(10);
     /** How far past a tick to wake: the next pass then reads a clock that has reached it. */
@@ -71,47 +73,66 @@ final class ScheduleFirer {
         }
     }
 
-    /** One pass: fires what is due. @return how long to pause before the next */
+    /**
+     * One pass: fires what is due, reading the schedules' timings a page of {@link #PAGE} at a time (never
+     * their payloads: see {@link ScheduleTiming}). @return how long to pause before the next
+     */
     Duration pass() {
         Instant now;
-        List<Schedule> all;
         try {
             now = store.now();
-            all = store.schedules();
         } catch (Throwable e) {
             errors.maintenanceError("read schedules", e);
             return outage.next();
         }
-        outage.reset();
         Instant horizon = now.plus(MAX_PAUSE);
         Instant wake = horizon;
-        for (Schedule s : all) {
-            Optional<CronSchedule> cron = parse(s);
-            if (cron.isEmpty()) continue;
+        Set<String> inUse = new HashSet<>();
+        for (Optional<String> after = Optional.of(""); after.isPresent(); ) {
+            ScheduleStore.ScheduleTimings page;
             try {
-                Instant since = s.since();
-                // Waiting for a moment beyond this pass (a last tick set ahead by hand, up to infinity, or by a clock
-                // set back): nothing is due and its next tick cannot come before the pass ends.
-                if (since.isAfter(horizon)) continue;
-                Optional<Instant> due = cron.get().dueTick(since, now);
-                if (due.isPresent()) {
-                    fire(s, due.get());
-                    since = due.get();
-                }
-                Optional<Instant> next = cron.get().nextAfter(since.isAfter(now) ? since : now);
-                if (next.isPresent() && next.get().isBefore(wake)) wake = next.get();
-            } catch (RuntimeException e) {
-                // one schedule's failure (cron-utils throwing on a date it cannot place) must not stop the others
-                errors.maintenanceError("schedule " + s.name(), e);
+                page = store.scheduleTimings(after.get(), PAGE);
+            } catch (Throwable e) {
+                // the pages read so far have fired; the rest wait for the next pass, like every schedule on a failed read
+                errors.maintenanceError("read schedules", e);
+                return outage.next();
             }
+            for (ScheduleTiming s : page.timings()) {
+                inUse.add(key(s));
+                Instant next = fireIfDue(s, now, horizon);
+                if (next.isBefore(wake)) wake = next;
+            }
+            after = page.next();
         }
-        Set<String> inUse = all.stream().map(ScheduleFirer::key).collect(Collectors.toSet());
+        outage.reset();
         parsed.keySet().retainAll(inUse);
         Duration pause = Duration.between(now, wake).plus(PAST_TICK);
         return pause.compareTo(MIN_PAUSE) < 0 ? MIN_PAUSE : pause.compareTo(MAX_PAUSE) > 0 ? MAX_PAUSE : pause;
     }
 
-    private void fire(Schedule s, Instant tick) {
+    /** Fires {@code s}'s due tick, if any. @return its next tick, or {@code horizon} if none comes before it */
+    private Instant fireIfDue(ScheduleTiming s, Instant now, Instant horizon) {
+        Optional<CronSchedule> cron = parse(s);
+        if (cron.isEmpty()) return horizon;
+        try {
+            Instant since = s.since();
+            // Waiting for a moment beyond this pass (a last tick set ahead by hand, up to infinity, or by a clock
+            // set back): nothing is due and its next tick cannot come before the pass ends.
+            if (since.isAfter(horizon)) return horizon;
+            Optional<Instant> due = cron.get().dueTick(since, now);
+            if (due.isPresent()) {
+                fire(s, due.get());
+                since = due.get();
+            }
+            return cron.get().nextAfter(since.isAfter(now) ? since : now).filter(n -> n.isBefore(horizon)).orElse(horizon);
+        } catch (RuntimeException e) {
+            // one schedule's failure (cron-utils throwing on a date it cannot place) must not stop the others
+            errors.maintenanceError("schedule " + s.name(), e);
+            return horizon;
+        }
+    }
+
+    private void fire(ScheduleTiming s, Instant tick) {
         try {
             Optional<JobId> job = store.fireSchedule(s.name(), s.revision(), tick);
             if (job.isPresent()) {
@@ -124,11 +145,11 @@ final class ScheduleFirer {
         }
     }
 
-    private static String key(Schedule s) {
+    private static String key(ScheduleTiming s) {
         return s.timezone() + "\n" + s.cron();
     }
 
-    private Optional<CronSchedule> parse(Schedule s) {
+    private Optional<CronSchedule> parse(ScheduleTiming s) {
         Optional<CronSchedule> known = parsed.get(key(s));
         if (known != null) return known;
         Optional<CronSchedule> cron;

@@ -591,6 +591,13 @@ public final class InMemoryJobStore implements JobStore {
     }
 
     @Override
+    public ScheduleTimings scheduleTimings(String after, int limit) {
+        Objects.requireNonNull(after, "after");
+        if (limit < 1) throw new IllegalArgumentException("limit must be >= 1, was " + limit);
+        return tx("scheduleTimings", () -> schedules.timings(after, limit));
+    }
+
+    @Override
     public boolean deleteSchedule(ScheduleName name) {
         return tx("deleteSchedule", () -> schedules.delete(name));
     }

@@ -3,7 +3,9 @@ package io.jobq.application.fake;
 import io.jobq.application.port.NewJob;
 import io.jobq.application.port.Schedule;
 import io.jobq.application.port.ScheduleDefinition;
+import io.jobq.application.port.ScheduleStore.ScheduleTimings;
 import io.jobq.application.port.ScheduleStore.ScheduleWrite;
+import io.jobq.application.port.ScheduleTiming;
 import io.jobq.domain.job.JobId;
 import io.jobq.domain.schedule.ScheduleName;
 import java.time.Instant;
@@ -43,6 +45,12 @@ final class InMemorySchedules {
 
     List<Schedule> all() {
         return new ArrayList<>(rows.values());
+    }
+
+    /** As ScheduleTable.timings: name order, after {@code after}; the fake holds no unreadable rows. */
+    ScheduleTimings timings(String after, int limit) {
+        List<ScheduleTiming> page = rows.tailMap(after, false).values().stream().limit(limit).map(Schedule::timing).toList();
+        return new ScheduleTimings(page, page.size() == limit ? Optional.of(page.getLast().name().value()) : Optional.empty());
     }
 
     boolean delete(ScheduleName name) {

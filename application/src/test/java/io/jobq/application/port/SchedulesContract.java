@@ -3,6 +3,7 @@ package io.jobq.application.port;
 import static io.jobq.application.port.JobStoreContract.OTHER;
 import static io.jobq.application.port.JobStoreContract.TASK;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.jobq.application.schedule.CronSchedule;
 import io.jobq.domain.job.Job;
@@ -62,6 +63,24 @@ public abstract class SchedulesContract {
 
         store().putSchedule(every("0 3 * * *", ScheduleName.of("a-first")));
         assertThat(store().schedules()).extracting(s -> s.name().value()).containsExactly("a-first", "nightly-report");
+    }
+
+    @Test
+    void timingsComeInNamePagesWithoutThePayloads() {
+        for (String name : List.of("c", "a", "e", "b", "d")) store().putSchedule(every("0 3 * * *", ScheduleName.of(name)));
+        ScheduleStore.ScheduleTimings first = store().scheduleTimings("", 2);
+        assertThat(first.timings()).extracting(t -> t.name().value()).containsExactly("a", "b");
+        assertThat(first.next()).contains("b");
+        ScheduleStore.ScheduleTimings second = store().scheduleTimings(first.next().orElseThrow(), 2);
+        assertThat(second.timings()).extracting(t -> t.name().value()).containsExactly("c", "d");
+        ScheduleStore.ScheduleTimings last = store().scheduleTimings(second.next().orElseThrow(), 2);
+        assertThat(last.timings()).extracting(t -> t.name().value()).containsExactly("e");
+        assertThat(last.next()).as("a short page is the last").isEmpty();
+        Schedule a = store().schedule(ScheduleName.of("a")).orElseThrow();
+        assertThat(first.timings().getFirst()).isEqualTo(a.timing());
+        assertThat(store().scheduleTimings("e", 2).timings()).isEmpty();
+        assertThatThrownBy(() -> store().scheduleTimings("", 0))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test

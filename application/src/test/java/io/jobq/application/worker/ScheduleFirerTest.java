@@ -57,6 +57,20 @@ class ScheduleFirerTest {
         assertThat(a.pass()).as("half a second to the next tick").isEqualTo(Duration.ofMillis(502));
     }
 
+    /** Read a page at a time: a pass that read only its first page would leave the schedules after it unfired. */
+    @Test
+    void everyScheduleFiresWhenTheyFillMoreThanOnePage() {
+        int n = 2 * ScheduleFirer.PAGE + 3;
+        for (int i = 0; i < n; i++) {
+            store.putSchedule(new ScheduleDefinition(ScheduleName.of("s-" + i), CronSchedule.parse("* * * * *", ZoneOffset.UTC),
+                    NewJob.of(TenantId.DEFAULT, QueueName.DEFAULT, TaskName.of("t"), "{}")));
+        }
+        clock.advance(Duration.ofMinutes(1));
+        firer().pass();
+        assertThat(store.countsByQueueAndState().get(QueueName.DEFAULT).values().stream().mapToLong(Long::longValue).sum())
+                .as("one job per schedule").isEqualTo(n);
+    }
+
     @Test
     void afterAnOutageOneJobNotOnePerMissedTick() {
         put("* * * * *", "t");
