@@ -201,6 +201,9 @@ final class OutcomeStatement {
 
     // ---------------------------------------------------------------- outcomes, then a claim
 
+    /** The outer query of {@link #thenClaimTemplate}: the outcomes' rows, read to their end, then the claimed. */
+    static final String ENDED_FIRST = "SELECT * FROM ended UNION ALL SELECT * FROM claimed";
+
     /**
      * The template of ONE statement that writes outcomes exactly as {@link #UPDATE} does and then claims
      * with the given claim: {@code WITH <the outcome's CTEs>, ended AS (<the outcome's UPDATE>),
@@ -212,18 +215,25 @@ final class OutcomeStatement {
      * <p>Why it is safe as one statement: the outcome's rows are running and fenced to their runs, the claim's
      * are queued, so no row is changed twice; the claim sees the table as the statement began (a run
      * ending here frees nothing it could claim: a retried job is scheduled, a held job is released after
-     * the commit). PostgreSQL runs the sub-statements of a WITH in no promised order, so the store uses this
-     * statement only with {@code SKIP LOCKED}, where the claim never waits on a row lock: no lock is waited on
-     * while another is held but the ending runs' own, taken in id order as the heartbeat takes them. The
-     * claimed rows are told apart by their state, {@code running}, which no outcome writes (outcomes write
-     * done, scheduled, dead or cancelled).
+     * the commit). The claimed rows are told apart by their state, {@code running}, which no outcome writes
+     * (outcomes write done, scheduled, dead or cancelled).
+     *
+     * <p>Why no deadlock: the outcome's part may wait on an ending run's row (a heartbeat, a cancel, another
+     * worker's stale claim holds it a moment), and must do so before anything is claimed, or it would wait
+     * holding the claimed rows, which a transaction holding that one row and waiting for them (a claim under
+     * {@link LockMode#WAIT}, a cancel of many jobs) deadlocks with. PostgreSQL promises no order for the
+     * sub-statements of a WITH; it runs them as the outer query reads them, and {@link #ENDED_FIRST} reads
+     * {@code ended} to its end before {@code claimed}. {@code OutcomesThenClaimTest} pins that order (and
+     * fails on the statement reading {@code claimed} first). The claim itself never waits: the store uses
+     * this statement only with {@code SKIP LOCKED}. Claiming first halves the statement's time under 16 busy
+     * workers, for the reason above not taken (docs/benchmarks.md).
      *
      * @param claimCte the claim's {@code picked AS MATERIALIZED (…)}
      * @param claimUpdate the claim's {@code UPDATE … FROM picked … RETURNING j.*}
      */
     static String thenClaimTemplate(String claimCte, String claimUpdate) {
         return "WITH " + CTES + ",\nended AS (\n" + WRITE + "\n),\n" + shifted(claimCte) + ",\nclaimed AS (\n"
-                + shifted(claimUpdate) + "\n)\nSELECT * FROM ended UNION ALL SELECT * FROM claimed";
+                + shifted(claimUpdate) + "\n)\n" + ENDED_FIRST;
     }
 
     private static String shifted(String template) {

@@ -97,8 +97,10 @@ class OutcomesThenClaimTest extends PostgresStoreTestCase {
     void anEndingRunsRowLockedElsewhereIsWaitedForBeforeAnyRowIsClaimed() throws Exception {
         assertThat(queuedRowsLockedWhileAnEndingRunWaits(db.dataSource(), true)).as("queued rows it held while waiting").isZero();
         db.emptyTables();
-        assertThat(queuedRowsLockedWhileAnEndingRunWaits(claimingFirst(db.dataSource()), false))
+        AtomicInteger rewritten = new AtomicInteger();
+        assertThat(queuedRowsLockedWhileAnEndingRunWaits(claimingFirst(db.dataSource(), rewritten), false))
                 .as("claiming first: the rows it claimed stay locked while it waits").isEqualTo(2);
+        assertThat(rewritten.get()).as("statements rewritten to claim first").isPositive();
     }
 
     /**
@@ -116,10 +118,15 @@ class OutcomesThenClaimTest extends PostgresStoreTestCase {
                 ps.setLong(1, run.id().value());
                 ps.executeQuery().close();
             }
-            var call = java.util.concurrent.CompletableFuture.supplyAsync(
-                    () -> tried.recordOutcomesThenClaim(List.of(done(run)), claim(W1, 2)));
+            int holderPid;
+            try (var ps = holder.prepareStatement("SELECT pg_backend_pid()"); var rs = ps.executeQuery()) {
+                rs.next();
+                holderPid = rs.getInt(1);
+            }
+            var call = new java.util.concurrent.FutureTask<>(() -> tried.recordOutcomesThenClaim(List.of(done(run)), claim(W1, 2)));
+            Thread.ofPlatform().daemon().name("outcomes-then-claim").start(call);
             long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-            while (!waitingOnALock(looker)) {
+            while (!blocksAnother(looker, holderPid)) {
                 assertThat(System.nanoTime()).as("a statement of the store waits for the held row").isLessThan(deadline);
                 Thread.sleep(10);
             }
@@ -141,24 +148,28 @@ class OutcomesThenClaimTest extends PostgresStoreTestCase {
         }
     }
 
-    private static boolean waitingOnALock(Connection looker) throws java.sql.SQLException {
-        try (var ps = looker.prepareStatement("""
-                SELECT count(*) FROM pg_stat_activity
-                WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FOR NO KEY UPDATE%'""")) {
+    /** Whether a session waits for a lock that backend {@code pid} holds. */
+    private static boolean blocksAnother(Connection looker, int pid) throws java.sql.SQLException {
+        try (var ps = looker.prepareStatement("SELECT count(*) FROM pg_stat_activity WHERE ? = ANY(pg_blocking_pids(pid))")) {
+            ps.setInt(1, pid);
             var rs = ps.executeQuery();
             rs.next();
             return rs.getInt(1) > 0;
         }
     }
 
-    /** {@code target} with the outcomes-then-claim statement reading its claim first: the deliberately wrong variant. */
-    private static DataSource claimingFirst(DataSource target) {
-        String endedFirst = "SELECT * FROM ended UNION ALL SELECT * FROM claimed";
+    /**
+     * {@code target} with the outcomes-then-claim statement reading its claim first: the deliberately wrong
+     * variant. Counts the statements it rewrote in {@code rewritten}, so a test sees that it did.
+     */
+    private static DataSource claimingFirst(DataSource target, AtomicInteger rewritten) {
         return JdbcProxies.afterEachCall(DataSource.class, target, (method, args, result) -> method.getName().equals("getConnection")
                 ? (Connection) java.lang.reflect.Proxy.newProxyInstance(Connection.class.getClassLoader(),
                         new Class<?>[] {Connection.class}, (proxy, m, a) -> {
-                            if (m.getName().equals("prepareStatement") && a != null && a[0] instanceof String sql && sql.contains(endedFirst)) {
-                                a[0] = sql.replace(endedFirst, "SELECT * FROM claimed UNION ALL SELECT * FROM ended");
+                            if (m.getName().equals("prepareStatement") && a != null && a[0] instanceof String sql
+                                    && sql.contains(OutcomeStatement.ENDED_FIRST)) {
+                                a[0] = sql.replace(OutcomeStatement.ENDED_FIRST, "SELECT * FROM claimed UNION ALL SELECT * FROM ended");
+                                rewritten.incrementAndGet();
                             }
                             try {
                                 return m.invoke(result, a);

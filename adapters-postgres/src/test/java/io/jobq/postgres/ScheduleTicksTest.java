@@ -108,6 +108,28 @@ class ScheduleTicksTest extends PostgresStoreTestCase {
         assertThat(pages).as("two full pages and an empty one").isEqualTo(3);
     }
 
+    /**
+     * A payload the table takes but jobq refuses to read back (numbers printing to more than 1 MiB, under the
+     * table's 2 MiB): the firer reads no payloads, so firing is where it shows. It fires nothing and writes
+     * nothing, and says why; the firer warns once per revision (ScheduleFirerTest).
+     */
+    @Test
+    void aHandWrittenPayloadTooLargeToReadBackFiresNothing() {
+        String payload = "[" + String.join(",", java.util.Collections.nCopies(1_100, "1e999")) + "]";
+        db.execute("""
+                INSERT INTO schedules (name, cron, timezone, tenant, queue, task, payload, max_attempts, updated_at)
+                VALUES ('big', '* * * * *', 'UTC', 'default', 'default', 'noop', {0}::jsonb, 5, now() - interval '1 hour')""",
+                payload);
+        var timing = store.scheduleTimings("", 10).timings().getFirst();
+        Instant tick = Instant.now().truncatedTo(ChronoUnit.MINUTES);
+
+        assertThatThrownBy(() -> store.fireSchedule(timing.name(), timing.revision(), tick))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("payload");
+        assertThat(jobs()).isZero();
+        assertThat(store.schedule(ScheduleName.of("big"))).as("listed as unreadable: left out").isEmpty();
+        assertThat(store.scheduleTimings("", 10).timings().getFirst().lastTick()).as("no tick recorded").isEmpty();
+    }
+
     @Test
     void workersFireEachTickOnceAndABrokenScheduleStopsNoneOfThem() throws Exception {
         putEverySecond();

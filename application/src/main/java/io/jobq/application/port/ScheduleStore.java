@@ -29,7 +29,11 @@ public interface ScheduleStore {
     /** The schedule, if it exists. */
     Optional<Schedule> schedule(ScheduleName name);
 
-    /** Every schedule, by name. Rows a hand edit made unreadable (a name the domain refuses) are left out. */
+    /**
+     * Every schedule, by name, each with its job and payload (up to 1 MiB): for listing them, never on a path
+     * that runs every second (the firer reads {@link #scheduleTimings}). Rows a hand edit made unreadable (a name
+     * or a payload the domain refuses) are left out.
+     */
     List<Schedule> schedules();
 
     /**
@@ -44,7 +48,12 @@ public interface ScheduleStore {
      */
     ScheduleTimings scheduleTimings(String after, int limit);
 
-    /** A page of {@link #scheduleTimings}: {@code next} is the {@code after} of the next page, if there may be one. */
+    /**
+     * A page of {@link #scheduleTimings}: {@code next} is the {@code after} of the next page, if there may be one;
+     * a plain string, since the last row read may carry a name the domain refuses (a hand-written {@code ..}).
+     * Its timings leave out only unreadable names: a payload is not read, and one the domain refuses shows when
+     * the schedule fires ({@link #fireSchedule} throws).
+     */
     record ScheduleTimings(List<ScheduleTiming> timings, Optional<String> next) {
         public ScheduleTimings {
             timings = List.copyOf(timings);

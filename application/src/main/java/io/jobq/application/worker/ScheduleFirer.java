@@ -54,6 +54,8 @@ final class ScheduleFirer {
      * its revision), empty for those that do not parse; kept while some schedule uses them.
      */
     private final Map<String, Optional<CronSchedule>> parsed = new HashMap<>();
+    /** Schedules (name and revision) whose job the store refused to enqueue: reported once, kept while they last. */
+    private final Set<String> refused = new HashSet<>();
 
     ScheduleFirer(JobStore store, WorkerId worker, WakeSignal claimSignal, ErrorReporter errors, StopLatch stop,
             OutageBackoff outage) {
@@ -88,6 +90,7 @@ final class ScheduleFirer {
         Instant horizon = now.plus(MAX_PAUSE);
         Instant wake = horizon;
         Set<String> inUse = new HashSet<>();
+        Set<String> revisions = new HashSet<>();
         for (Optional<String> after = Optional.of(""); after.isPresent(); ) {
             ScheduleStore.ScheduleTimings page;
             try {
@@ -99,6 +102,7 @@ final class ScheduleFirer {
             }
             for (ScheduleTiming s : page.timings()) {
                 inUse.add(key(s));
+                revisions.add(revisionKey(s));
                 Instant next = fireIfDue(s, now, horizon);
                 if (next.isBefore(wake)) wake = next;
             }
@@ -106,6 +110,7 @@ final class ScheduleFirer {
         }
         outage.reset();
         parsed.keySet().retainAll(inUse);
+        refused.retainAll(revisions);
         Duration pause = Duration.between(now, wake).plus(PAST_TICK);
         return pause.compareTo(MIN_PAUSE) < 0 ? MIN_PAUSE : pause.compareTo(MAX_PAUSE) > 0 ? MAX_PAUSE : pause;
     }
@@ -140,9 +145,20 @@ final class ScheduleFirer {
                 log.atDebug().addKeyValue("worker", worker).addKeyValue("schedule", s.name()).addKeyValue("job", job.get())
                         .log("schedule {} fired its tick {} as job {}", s.name(), tick, job.get());
             }
+        } catch (IllegalArgumentException e) {
+            // The stored job cannot be enqueued (a row written by hand): the same answer every pass until the
+            // schedule is PUT again, so said once per revision, as an unparseable cron is.
+            if (refused.add(revisionKey(s))) {
+                errors.maintenanceError("fire schedule " + s.name() + " (revision " + s.revision() + "), whose job cannot be"
+                        + " enqueued (said once; PUT it again to fix it)", e);
+            }
         } catch (Throwable e) {
             errors.maintenanceError("fire schedule " + s.name() + " at " + tick, e);
         }
+    }
+
+    private static String revisionKey(ScheduleTiming s) {
+        return s.name() + "@" + s.revision();
     }
 
     private static String key(ScheduleTiming s) {

@@ -16,6 +16,8 @@ import io.jobq.domain.tenant.TenantId;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The firing role over the in-memory store and a manual clock: pauses, missed ticks, several firers, re-created schedules. */
@@ -69,6 +71,38 @@ class ScheduleFirerTest {
         firer().pass();
         assertThat(store.countsByQueueAndState().get(QueueName.DEFAULT).values().stream().mapToLong(Long::longValue).sum())
                 .as("one job per schedule").isEqualTo(n);
+        assertThat(store.calls("scheduleTimings")).as("pages read").isEqualTo(3);
+        assertThat(store.calls("schedules")).as("payloads read").isZero();
+    }
+
+    /** A schedule whose job the store refuses (a row written by hand) is reported once per revision, not every pass. */
+    @Test
+    void aScheduleWhoseJobIsRefusedIsReportedOncePerRevision() {
+        put("* * * * *", "t");
+        List<RuntimeException> reported = new ArrayList<>();
+        WorkerId id = WorkerId.of("w");
+        WorkerListener listener = new WorkerListener() {
+            @Override
+            public void maintenanceError(RuntimeException e) {
+                reported.add(e);
+            }
+        };
+        ScheduleFirer a = new ScheduleFirer(store, id, new WakeSignal(), new ErrorReporter(id, listener, FatalErrorPolicy.HALT),
+                new StopLatch(), OutageBackoff.of(WorkerSettings.DEFAULTS));
+        clock.advance(Duration.ofMinutes(1));
+        for (int pass = 0; pass < 3; pass++) {
+            store.throwOnNextCall("fireSchedule", new IllegalArgumentException("payload prints to more than 1 MiB"));
+            a.pass();
+        }
+        assertThat(reported).as("reported once over three passes").hasSize(1);
+        assertThat(reported.getFirst()).hasMessage("payload prints to more than 1 MiB");
+        assertThat(jobs()).isZero();
+
+        put("* * * * *", "t"); // a new revision: reported again if refused again
+        clock.advance(Duration.ofMinutes(1));
+        store.throwOnNextCall("fireSchedule", new IllegalArgumentException("still refused"));
+        a.pass();
+        assertThat(reported).hasSize(2);
     }
 
     @Test
