@@ -8,8 +8,8 @@ import java.util.Optional;
 /**
  * What the schedule firer reads of a stored schedule: when its ticks fall and which one fired last, without
  * the job it enqueues. Every worker reads every schedule about once a second; with their payloads (up to
- * {@link io.jobq.domain.job.Job#MAX_PAYLOAD_BYTES} of JSON each) a few thousand schedules would be gigabytes per read, an
- * OutOfMemoryError in every worker at once.
+ * {@link io.jobq.domain.job.Job#MAX_PAYLOAD_BYTES} of JSON each) a few thousand schedules would be gigabytes
+ * per read, an OutOfMemoryError in every worker at once.
  *
  * @param cron the expression's text and {@code timezone} its zone id, as stored (see {@link Schedule})
  * @param revision as {@link Schedule#revision}: firing names it, so a replaced schedule fires nothing
