@@ -28,8 +28,12 @@ class ScheduleFirerTest {
     private final InMemoryJobStore store = new InMemoryJobStore(clock);
 
     private ScheduleFirer firer() {
+        return firer(WorkerListener.NONE);
+    }
+
+    private ScheduleFirer firer(WorkerListener listener) {
         WorkerId id = WorkerId.of("w");
-        return new ScheduleFirer(store, id, new WakeSignal(), new ErrorReporter(id, WorkerListener.NONE, FatalErrorPolicy.HALT),
+        return new ScheduleFirer(store, id, new WakeSignal(), new ErrorReporter(id, listener, FatalErrorPolicy.HALT),
                 new StopLatch(), OutageBackoff.of(WorkerSettings.DEFAULTS));
     }
 
@@ -80,15 +84,12 @@ class ScheduleFirerTest {
     void aScheduleWhoseJobIsRefusedIsReportedOncePerRevision() {
         put("* * * * *", "t");
         List<RuntimeException> reported = new ArrayList<>();
-        WorkerId id = WorkerId.of("w");
-        WorkerListener listener = new WorkerListener() {
+        ScheduleFirer a = firer(new WorkerListener() {
             @Override
             public void maintenanceError(RuntimeException e) {
                 reported.add(e);
             }
-        };
-        ScheduleFirer a = new ScheduleFirer(store, id, new WakeSignal(), new ErrorReporter(id, listener, FatalErrorPolicy.HALT),
-                new StopLatch(), OutageBackoff.of(WorkerSettings.DEFAULTS));
+        });
         clock.advance(Duration.ofMinutes(1));
         for (int pass = 0; pass < 3; pass++) {
             store.throwOnNextCall("fireSchedule", new IllegalArgumentException("payload prints to more than 1 MiB"));
