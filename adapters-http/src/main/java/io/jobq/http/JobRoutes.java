@@ -14,7 +14,6 @@ import io.jobq.domain.job.QueueName;
 import io.jobq.domain.job.StoredText;
 import io.jobq.domain.job.TaskName;
 import io.jobq.domain.tenant.TenantId;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -119,14 +118,7 @@ final class JobRoutes {
 
     /** The query of {@code GET /jobs}; each parameter at most once, none unknown. */
     private static JobQuery listQuery(Context ctx) {
-        requireWellFormed(ctx.queryString());
-        for (var e : ctx.queryParamMap().entrySet()) {
-            String shown = StoredText.excerpt(e.getKey());
-            if (!LIST_PARAMS.contains(e.getKey())) {
-                throw new ApiException(400, "unknown_field", "unknown query parameter \"" + shown + "\"; accepted: after, limit, queue, status, task, tenant", shown);
-            }
-            if (e.getValue().size() > 1) throw ApiException.invalid(shown, shown + " must be given at most once");
-        }
+        ListParams.requireOnly(ctx, LIST_PARAMS);
         Optional<TenantId> tenant = param(ctx, "tenant").map(v -> Fields.checked("tenant", () -> TenantId.of(v)));
         Optional<QueueName> queue = param(ctx, "queue").map(v -> Fields.checked("queue", () -> QueueName.of(v)));
         Optional<JobState> state = param(ctx, "status").map(v -> {
@@ -138,37 +130,13 @@ final class JobRoutes {
             }
         });
         Optional<TaskName> task = param(ctx, "task").map(v -> Fields.checked("task", () -> TaskName.of(v)));
-        int limit = param(ctx, "limit").map(v -> {
-            // ASCII digits only: Long.parseLong would also take "+5"; 18 digits cannot overflow a long
-            boolean digits = !v.isEmpty() && v.length() <= 18 && v.chars().allMatch(c -> c >= '0' && c <= '9');
-            long n = digits ? Long.parseLong(v) : -1;
-            if (n < 1 || n > JobQuery.MAX_LIMIT) {
-                throw ApiException.invalid("limit", "limit must be an integer 1-" + JobQuery.MAX_LIMIT + ", was \"" + StoredText.excerpt(v) + "\"");
-            }
-            return (int) n;
-        }).orElse(JobQuery.DEFAULT_LIMIT);
+        int limit = ListParams.limit(ctx);
         Optional<JobId> after = param(ctx, "after").map(v -> Fields.checked("after", () -> JobId.parse("after", v)));
         return new JobQuery(tenant, queue, state, task, limit, after);
     }
 
-    /**
-     * Refuses a query string with a broken percent-escape ({@code limit=%zz}, {@code a=%}): the server's
-     * decoder drops such a parameter silently, and a parameter must never be silently ignored.
-     */
-    private static void requireWellFormed(String query) {
-        if (query == null) return;
-        for (String pair : query.split("&")) {
-            for (int i = pair.indexOf('%'); i >= 0; i = pair.indexOf('%', i + 1)) {
-                if (i + 2 >= pair.length() || !HexFormat.isHexDigit(pair.charAt(i + 1)) || !HexFormat.isHexDigit(pair.charAt(i + 2))) {
-                    String name = StoredText.excerpt(pair.split("=", 2)[0]);
-                    throw ApiException.invalid(name, "query parameter \"" + name + "\" has a broken percent-escape (% and two hex digits)");
-                }
-            }
-        }
-    }
-
     private static Optional<String> param(Context ctx, String name) {
-        return Optional.ofNullable(ctx.queryParam(name));
+        return ListParams.param(ctx, name);
     }
 
     static JobId pathId(Context ctx) {

@@ -35,8 +35,8 @@ public record ScheduleView(
         Instant nextTick,
         @JsonInclude(JsonInclude.Include.NON_NULL) String error) {
 
-    /** The body of {@code GET /schedules}. */
-    public record ScheduleList(List<ScheduleView> schedules) {}
+    /** The body of {@code GET /schedules}: a page, and the {@code after} of the next ({@code null} on the last). */
+    public record ScheduleList(List<ScheduleView> schedules, String next) {}
 
     static ScheduleView of(Schedule s, Instant now) {
         Instant next = null;

@@ -48,6 +48,25 @@ class ScheduleRoutesTest extends ApiTestCase {
         assertThat(f.client().method("DELETE", "/schedules/nightly").status()).isEqualTo(404);
     }
 
+    @Test
+    void theListingPagesByNameAndNamesABadQueryParameter() {
+        for (String name : new String[] {"c", "a", "b"}) f.client().put("/schedules/" + name, "{\"cron\": \"0 0 * * *\", \"task\": \"t\"}");
+        ApiClient.Reply first = f.client().get("/schedules?limit=2");
+        assertThat(first.json().get("schedules")).extracting(n -> n.get("name").asText()).containsExactly("a", "b");
+        assertThat(first.json().get("next").asText()).isEqualTo("b");
+        ApiClient.Reply last = f.client().get("/schedules?limit=2&after=b");
+        assertThat(last.json().get("schedules")).extracting(n -> n.get("name").asText()).containsExactly("c");
+        assertThat(last.json().get("next").isNull()).as("the last page").isTrue();
+
+        for (String[] bad : new String[][] {{"limit=0", "limit"}, {"limit=501", "limit"}, {"limit=x", "limit"},
+                {"after=" + "a".repeat(129), "after"}, {"after=", "after"}, {"after=a&after=b", "after"},
+                {"page=2", "page"}}) {
+            ApiClient.Reply r = f.client().get("/schedules?" + bad[0]);
+            assertThat(r.status()).as(bad[0] + " " + r).isEqualTo(400);
+            assertThat(r.json().at("/error/field").asText()).as(bad[0]).isEqualTo(bad[1]);
+        }
+    }
+
     @ParameterizedTest(name = "{0} -> {1}")
     @CsvSource(delimiter = '|', value = {
             "{\"task\": \"t\"}                                             | cron",

@@ -855,8 +855,10 @@ public final class PostgresJobStore implements JobStore {
     }
 
     @Override
-    public List<Schedule> schedules() {
-        return run("list schedules", () -> ScheduleTable.all(dsl));
+    public SchedulePage schedules(String after, int limit) {
+        Objects.requireNonNull(after, "after");
+        requirePositive(limit);
+        return run("list schedules", () -> ScheduleTable.page(dsl, after, limit));
     }
 
     @Override

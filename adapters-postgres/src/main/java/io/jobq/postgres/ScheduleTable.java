@@ -6,6 +6,8 @@ import static org.jooq.impl.DSL.val;
 import io.jobq.application.port.NewJob;
 import io.jobq.application.port.Schedule;
 import io.jobq.application.port.ScheduleDefinition;
+import io.jobq.application.port.JobStore;
+import io.jobq.application.port.ScheduleStore.SchedulePage;
 import io.jobq.application.port.ScheduleStore.ScheduleTimings;
 import io.jobq.application.port.ScheduleStore.ScheduleWrite;
 import io.jobq.application.port.ScheduleTiming;
@@ -24,6 +26,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
+import org.jooq.Cursor;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Record;
@@ -65,7 +68,12 @@ final class ScheduleTable {
             RETURNING %s, (s.xmax = 0) AS created""".formatted(COLUMNS);
 
     private static final String GET = "SELECT %s FROM jobq.schedules WHERE name = {0}".formatted(COLUMNS);
-    private static final String ALL = "SELECT %s FROM jobq.schedules ORDER BY name".formatted(COLUMNS);
+    private static final String PAGE = "SELECT %s FROM jobq.schedules WHERE name > {0} ORDER BY name LIMIT {1}".formatted(COLUMNS);
+    /**
+     * Rows a page's cursor fetches at a time: a schedule's payload is at most about 2 MiB as PostgreSQL prints
+     * it (the table's check), so a fetch holds some 32 MiB at worst, and rows past the page's budget never come.
+     */
+    private static final int PAGE_FETCH = 16;
     private static final String DELETE = "DELETE FROM jobq.schedules WHERE name = {0}";
 
     /** A page of timings: the firer's read, without the payloads (see {@link ScheduleTiming}). */
@@ -124,10 +132,29 @@ final class ScheduleTable {
         return dsl.resultQuery(JobqSchema.of(dsl).sql(GET), name.value()).coerce(READ).fetchOptional().flatMap(ScheduleTable::readable);
     }
 
-    static List<Schedule> all(DSLContext dsl) {
-        List<Schedule> out = new ArrayList<>();
-        for (Record r : dsl.resultQuery(JobqSchema.of(dsl).sql(ALL)).coerce(READ)) readable(r).ifPresent(out::add);
-        return out;
+    /** See {@link io.jobq.application.port.ScheduleStore#schedules}: read through a cursor, in a transaction of its own. */
+    static SchedulePage page(DSLContext dsl, String after, int limit) {
+        return dsl.transactionResult(cfg -> {
+            try (Cursor<Record> rows = cfg.dsl().resultQuery(JobqSchema.of(cfg.dsl()).sql(PAGE), after, val(limit, SQLDataType.INTEGER))
+                    .coerce(READ).fetchSize(PAGE_FETCH).fetchLazy()) {
+                List<Schedule> page = new ArrayList<>();
+                long chars = 0;
+                int read = 0;
+                String last = null;
+                for (Record r : rows) {
+                    Optional<Schedule> s = readable(r);
+                    if (s.isPresent()) {
+                        chars += s.get().job().payload().length();
+                        // the row that passes the budget starts the next page: the cursor is the row before it
+                        if (!page.isEmpty() && chars > JobStore.LIST_PAGE_CHARS) return new SchedulePage(page, Optional.of(last));
+                        page.add(s.get());
+                    }
+                    read++;
+                    last = r.get(SCHEDULES.NAME); // readable or not, so the next page starts after it
+                }
+                return new SchedulePage(page, read == limit ? Optional.of(last) : Optional.empty());
+            }
+        });
     }
 
     static ScheduleTimings timings(DSLContext dsl, String after, int limit) {

@@ -45,7 +45,7 @@ class InfiniteTimestampsBesideJobsTest extends PostgresStoreTestCase {
         put("plain");
         db.execute("UPDATE schedules SET created_at = '-infinity', updated_at = 'infinity', last_tick = 'infinity' WHERE name = 'odd'");
 
-        assertThat(store.schedules()).extracting(s -> s.name().value()).containsExactly("odd", "plain");
+        assertThat(store.schedules("", 50).schedules()).extracting(s -> s.name().value()).containsExactly("odd", "plain");
         Schedule odd = store.schedule(ScheduleName.of("odd")).orElseThrow();
         assertThat(odd.createdAt()).isEqualTo(OffsetDateTime.MIN.toInstant());
         assertThat(odd.updatedAt()).isEqualTo(OffsetDateTime.MAX.toInstant());

@@ -172,8 +172,8 @@ public class ForwardingJobStore implements JobStore {
     }
 
     @Override
-    public List<io.jobq.application.port.Schedule> schedules() {
-        return delegate().schedules();
+    public SchedulePage schedules(String after, int limit) {
+        return delegate().schedules(after, limit);
     }
 
     @Override

@@ -30,11 +30,30 @@ public interface ScheduleStore {
     Optional<Schedule> schedule(ScheduleName name);
 
     /**
-     * Every schedule, by name, each with its job and payload (up to 1 MiB): for listing them, never on a path
-     * that runs every second (the firer reads {@link #scheduleTimings}). Rows a hand edit made unreadable (a name
-     * or a payload the domain refuses) are left out.
+     * A page of schedules in name order, each with its job and payload (up to 1 MiB): for listing them, never
+     * on a path that runs every second (the firer reads {@link #scheduleTimings}). Rows a hand edit made
+     * unreadable (a name or a payload the domain refuses) are left out. Like {@link JobStore#list}, a page ends
+     * before the schedule whose payload (its JSON text, in chars) would take it past
+     * {@link JobStore#LIST_PAGE_CHARS}, never before the first, so a page of large payloads stays a few MiB.
+     *
+     * @param after the page starts after this name (exclusive); {@code ""} for the first page
+     * @param limit most rows read, at least 1
+     * @return the page, and the {@code after} of the next page, present when more may follow (the page was full
+     *     or ended at the budget)
+     * @throws IllegalArgumentException if {@code limit} is below 1
      */
-    List<Schedule> schedules();
+    SchedulePage schedules(String after, int limit);
+
+    /**
+     * A page of {@link #schedules}: {@code next} is the {@code after} of the next page, if there may be one (a plain
+     * string, as {@link ScheduleTimings#next}'s).
+     */
+    record SchedulePage(List<Schedule> schedules, Optional<String> next) {
+        public SchedulePage {
+            schedules = List.copyOf(schedules);
+            Objects.requireNonNull(next, "next");
+        }
+    }
 
     /**
      * One page of every schedule's timing (no job, no payload), in name order: the firer's read, bounded in

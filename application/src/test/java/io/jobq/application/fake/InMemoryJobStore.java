@@ -586,8 +586,10 @@ public final class InMemoryJobStore implements JobStore {
     }
 
     @Override
-    public List<Schedule> schedules() {
-        return tx("schedules", schedules::all);
+    public SchedulePage schedules(String after, int limit) {
+        Objects.requireNonNull(after, "after");
+        if (limit < 1) throw new IllegalArgumentException("limit must be >= 1, was " + limit);
+        return tx("schedules", () -> schedules.page(after, limit));
     }
 
     @Override

@@ -1,8 +1,10 @@
 package io.jobq.application.fake;
 
+import io.jobq.application.port.JobStore;
 import io.jobq.application.port.NewJob;
 import io.jobq.application.port.Schedule;
 import io.jobq.application.port.ScheduleDefinition;
+import io.jobq.application.port.ScheduleStore.SchedulePage;
 import io.jobq.application.port.ScheduleStore.ScheduleTimings;
 import io.jobq.application.port.ScheduleStore.ScheduleWrite;
 import io.jobq.application.port.ScheduleTiming;
@@ -43,8 +45,17 @@ final class InMemorySchedules {
         return Optional.ofNullable(rows.get(name.value()));
     }
 
-    List<Schedule> all() {
-        return new ArrayList<>(rows.values());
+    /** As ScheduleTable.page: name order after {@code after}, ending at {@link JobStore#LIST_PAGE_CHARS} of payloads. */
+    SchedulePage page(String after, int limit) {
+        List<Schedule> page = new ArrayList<>();
+        long chars = 0;
+        for (Schedule s : rows.tailMap(after, false).values()) {
+            chars += s.job().payload().length();
+            if (!page.isEmpty() && chars > JobStore.LIST_PAGE_CHARS) return new SchedulePage(page, Optional.of(page.getLast().name().value()));
+            page.add(s);
+            if (page.size() == limit) return new SchedulePage(page, Optional.of(s.name().value()));
+        }
+        return new SchedulePage(page, Optional.empty());
     }
 
     /** As ScheduleTable.timings: name order, after {@code after}; the fake holds no unreadable rows. */

@@ -62,7 +62,31 @@ public abstract class SchedulesContract {
         assertThat(store().schedule(NIGHTLY)).contains(replaced.schedule());
 
         store().putSchedule(every("0 3 * * *", ScheduleName.of("a-first")));
-        assertThat(store().schedules()).extracting(s -> s.name().value()).containsExactly("a-first", "nightly-report");
+        assertThat(store().schedules("", 50).schedules()).extracting(s -> s.name().value()).containsExactly("a-first", "nightly-report");
+    }
+
+    @Test
+    void schedulesComeInNamePagesThatEndAtTheLimitOrTheCharacterBudget() {
+        for (String name : List.of("c", "a", "b")) store().putSchedule(every("0 3 * * *", ScheduleName.of(name)));
+        ScheduleStore.SchedulePage first = store().schedules("", 2);
+        assertThat(first.schedules()).extracting(s -> s.name().value()).containsExactly("a", "b");
+        assertThat(first.next()).contains("b");
+        ScheduleStore.SchedulePage last = store().schedules("b", 2);
+        assertThat(last.schedules()).extracting(s -> s.name().value()).containsExactly("c");
+        assertThat(last.next()).isEmpty();
+        assertThatThrownBy(() -> store().schedules("", 0)).isInstanceOf(IllegalArgumentException.class);
+
+        // five payloads of ~1 MB: four fit in LIST_PAGE_CHARS, the fifth starts the next page
+        String big = "{\"s\":\"" + "a".repeat(999_000) + "\"}";
+        for (String name : List.of("d1", "d2", "d3", "d4", "d5")) {
+            store().putSchedule(new ScheduleDefinition(ScheduleName.of(name), CronSchedule.parse("0 3 * * *", ZoneOffset.UTC),
+                    NewJob.of(ACME, OTHER, TASK, big)));
+        }
+        ScheduleStore.SchedulePage cut = store().schedules("c", 10);
+        assertThat(cut.schedules()).extracting(s -> s.name().value()).containsExactly("d1", "d2", "d3", "d4");
+        assertThat(cut.next()).contains("d4");
+        assertThat(store().schedules("d4", 10).schedules()).extracting(s -> s.name().value()).containsExactly("d5");
+        assertThat(store().schedules("d4", 10).next()).isEmpty();
     }
 
     @Test
