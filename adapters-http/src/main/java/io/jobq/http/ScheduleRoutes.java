@@ -71,22 +71,30 @@ final class ScheduleRoutes {
         Responses.json(ctx, write.created() ? 201 : 200, body);
     }
 
+    /** The query of {@code GET /schedules}: the page's start and size. */
+    private record ListQuery(String after, int limit) {}
+
     private void list(Context ctx) {
-        ScheduleStore.SchedulePage page = Inputs.read(() -> {
-            ListParams.requireOnly(ctx, LIST_PARAMS);
-            int limit = ListParams.limit(ctx);
-            // any name a page can end on, a hand-written one the domain refuses included; as long as the column
-            String after = ListParams.param(ctx, "after").map(v -> Fields.checked("after", () -> {
-                if (v.isEmpty() || v.length() > Identifier.MAX_LENGTH) {
-                    throw new IllegalArgumentException("after must be the next of a previous page: 1-" + Identifier.MAX_LENGTH + " characters");
-                }
-                return v;
-            })).orElse("");
-            return store.schedules(after, limit);
-        });
+        // read apart from the store call: a store outage must answer 503, not the 400 of an unreadable request
+        ListQuery q = Inputs.read(() -> listQuery(ctx));
+        ScheduleStore.SchedulePage page = store.schedules(q.after(), q.limit());
         Instant now = Instant.now();
         List<ScheduleView> shown = page.schedules().stream().map(s -> ScheduleView.of(s, now)).toList();
         Responses.json(ctx, 200, new ScheduleView.ScheduleList(shown, page.next().orElse(null)));
+    }
+
+    /** @throws ApiException 400 naming the parameter at fault */
+    private static ListQuery listQuery(Context ctx) {
+        ListParams.requireOnly(ctx, LIST_PARAMS);
+        int limit = ListParams.limit(ctx);
+        // any name a page can end on, a hand-written one the domain refuses included: as long as the column allows
+        String after = ListParams.param(ctx, "after").map(v -> Fields.checked("after", () -> {
+            if (v.isEmpty() || v.length() > Identifier.MAX_LENGTH) {
+                throw new IllegalArgumentException("after must be the next of a previous page: 1-" + Identifier.MAX_LENGTH + " characters");
+            }
+            return v;
+        })).orElse("");
+        return new ListQuery(after, limit);
     }
 
     private void get(Context ctx) {

@@ -53,6 +53,8 @@ class StoreUnavailableTest {
     void readsAre503() {
         assertUnavailable(client.get("/jobs/1"));
         assertUnavailable(client.get("/stats"));
+        assertUnavailable(client.get("/jobs?limit=2"));
+        assertUnavailable(client.get("/schedules?limit=2"));
     }
 
     @Test
