@@ -89,8 +89,10 @@ final class ScheduleRoutes {
         int limit = ListParams.limit(ctx);
         // any name a page can end on, a hand-written one the domain refuses included: as long as the column allows
         String after = ListParams.param(ctx, "after").map(v -> Fields.checked("after", () -> {
-            if (v.isEmpty() || v.length() > Identifier.MAX_LENGTH) {
-                throw new IllegalArgumentException("after must be the next of a previous page: 1-" + Identifier.MAX_LENGTH + " characters");
+            // a NUL (%00) no stored name holds, and PostgreSQL refuses it in a text parameter (a 500 otherwise)
+            if (v.isEmpty() || v.length() > Identifier.MAX_LENGTH || v.indexOf('\u0000') >= 0) {
+                throw new IllegalArgumentException("after must be the next of a previous page: 1-" + Identifier.MAX_LENGTH
+                        + " characters, no NUL");
             }
             return v;
         })).orElse("");

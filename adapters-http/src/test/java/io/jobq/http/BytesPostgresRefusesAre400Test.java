@@ -110,6 +110,14 @@ class BytesPostgresRefusesAre400Test extends ApiTestCase {
         assertThat(f.jobCount()).isEqualTo(10);
     }
 
+    /** A NUL in a listing's cursor would reach PostgreSQL, which refuses it in any text parameter. */
+    @org.junit.jupiter.api.Test
+    void aNulInTheSchedulesCursorIsRefusedByName() {
+        ApiClient.Reply r = f.client().get("/schedules?after=a%00b");
+        assertThat(r.status()).as(r.toString()).isEqualTo(400);
+        assertThat(r.errorField()).as(r.toString()).isEqualTo("after");
+    }
+
     private void assertRefused(ApiClient.Reply r, String field) {
         assertThat(r.status()).as(r.toString()).isNotEqualTo(500).isEqualTo(400);
         assertThat(r.errorField()).as(r.toString()).isEqualTo(field);
