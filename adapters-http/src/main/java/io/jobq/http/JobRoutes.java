@@ -119,9 +119,9 @@ final class JobRoutes {
     /** The query of {@code GET /jobs}; each parameter at most once, none unknown. */
     private static JobQuery listQuery(Context ctx) {
         ListParams.requireOnly(ctx, LIST_PARAMS);
-        Optional<TenantId> tenant = param(ctx, "tenant").map(v -> Fields.checked("tenant", () -> TenantId.of(v)));
-        Optional<QueueName> queue = param(ctx, "queue").map(v -> Fields.checked("queue", () -> QueueName.of(v)));
-        Optional<JobState> state = param(ctx, "status").map(v -> {
+        Optional<TenantId> tenant = ListParams.param(ctx, "tenant").map(v -> Fields.checked("tenant", () -> TenantId.of(v)));
+        Optional<QueueName> queue = ListParams.param(ctx, "queue").map(v -> Fields.checked("queue", () -> QueueName.of(v)));
+        Optional<JobState> state = ListParams.param(ctx, "status").map(v -> {
             try {
                 return JobState.fromDbName(v);
             } catch (IllegalArgumentException e) {
@@ -129,14 +129,10 @@ final class JobRoutes {
                         + StoredText.excerpt(v) + "\"");
             }
         });
-        Optional<TaskName> task = param(ctx, "task").map(v -> Fields.checked("task", () -> TaskName.of(v)));
+        Optional<TaskName> task = ListParams.param(ctx, "task").map(v -> Fields.checked("task", () -> TaskName.of(v)));
         int limit = ListParams.limit(ctx);
-        Optional<JobId> after = param(ctx, "after").map(v -> Fields.checked("after", () -> JobId.parse("after", v)));
+        Optional<JobId> after = ListParams.param(ctx, "after").map(v -> Fields.checked("after", () -> JobId.parse("after", v)));
         return new JobQuery(tenant, queue, state, task, limit, after);
-    }
-
-    private static Optional<String> param(Context ctx, String name) {
-        return ListParams.param(ctx, name);
     }
 
     static JobId pathId(Context ctx) {
