@@ -20,6 +20,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jooq.DSLContext;
 import org.jooq.Record;
+import org.jooq.Result;
 import org.jooq.exception.DataAccessException;
 
 /**
@@ -28,7 +29,7 @@ import org.jooq.exception.DataAccessException;
  * row, so a stale token among them changes nothing and the others apply. A run whose job had cancelling
  * requested and that did not succeed ends {@code cancelled}, not retried or dead. This is the only SQL that
  * records an outcome: {@link PostgresJobStore#complete} and {@link PostgresJobStore#fail} are batches of one,
- * and {@link #thenClaimTemplate} builds the claim loop's statement around its very text.
+ * and {@link #thenClaimTemplate} sends its very text before the claim loop's claim.
  *
  * <p>A result that cannot be stored does not fail the run: over {@value
  * io.jobq.application.port.JobStore#MAX_RESULT_BYTES} bytes, or with numbers no statement could print back,
@@ -201,39 +202,39 @@ final class OutcomeStatement {
 
     // ---------------------------------------------------------------- outcomes, then a claim
 
-    /** The outer query of {@link #thenClaimTemplate}: the outcomes' rows, read to their end, then the claimed. */
-    static final String ENDED_FIRST = "SELECT * FROM ended UNION ALL SELECT * FROM claimed";
+    /** What separates the two statements of a {@link #thenClaimTemplate} text. */
+    static final String THEN = ";\n";
 
     /**
-     * The template of ONE statement that writes outcomes exactly as {@link #UPDATE} does and then claims
-     * with the given claim: {@code WITH <the outcome's CTEs>, ended AS (<the outcome's UPDATE>),
-     * <claimCte>, claimed AS (<claimUpdate>) SELECT * FROM ended UNION ALL SELECT * FROM claimed}. The
-     * claim's placeholders {@code {n}} become {@code {n + }{@value #BINDS}{@code }}. One commit and one round
-     * trip instead of two: on the 2-core bench machine a pgbench loop of it did 1.6–1.9× the jobs/s of the two
-     * statements at 1 client, and a bare Java loop through the store 1.5× (docs/benchmarks.md).
+     * The template of the claim loop's store call: the outcome statement exactly as {@link #UPDATE}, then the
+     * given claim, as TWO statements in one text, {@code <UPDATE>;\nWITH <claimCte>\n<claimUpdate>}, sent in
+     * one round trip and committed together ({@link RenderedStatement#fetchEach}: one transaction, all or
+     * nothing). The claim's placeholders {@code {n}} become {@code {n + }{@value #BINDS}{@code }}. One commit
+     * and one round trip instead of two: on the 2-core bench machine a pgbench loop of outcomes and claim in
+     * one commit did 1.6–1.9× the jobs/s of two commits at 1 client, and a bare Java loop through the store
+     * 1.5× (docs/benchmarks.md).
      *
-     * <p>Why it is safe as one statement: the outcome's rows are running and fenced to their runs, the claim's
-     * are queued, so no row is changed twice; the claim sees the table as the statement began (a run
-     * ending here frees nothing it could claim: a retried job is scheduled, a held job is released after
-     * the commit). The claimed rows are told apart by their state, {@code running}, which no outcome writes
-     * (outcomes write done, scheduled, dead or cancelled).
+     * <p>Why two statements and not one (a {@code WITH} of both, as jobq had): a statement reads with the
+     * snapshot it began with. One statement's claim, run after its outcomes, read the queue's head as it was
+     * before them, re-checked the rows other workers had claimed meanwhile and kept them locked till its commit,
+     * and their outcomes then waited on those locks: under 16 busy workers the one statement took 7.7 ms
+     * where its two parts take 2.4 + 1.5 ms, and the server spent about a sixth more CPU per job
+     * (docs/benchmarks.md). The claim's own statement reads the queue as the outcomes leave it.
      *
-     * <p>Why no deadlock: the outcome's part may wait on an ending run's row (a heartbeat, a cancel, another
-     * worker's stale claim holds it a moment), and must do so before anything is claimed, or it would wait
-     * holding the claimed rows, which a transaction holding that one row and waiting for them (a claim under
-     * {@link LockMode#WAIT}, a cancel of many jobs) deadlocks with. PostgreSQL promises no order for the
-     * sub-statements of a WITH; it runs them as the outer query reads them, and {@link #ENDED_FIRST} reads
-     * {@code ended} to its end before {@code claimed}. {@code OutcomesThenClaimTest} pins that order (and
-     * fails on the statement reading {@code claimed} first). The claim itself never waits: the store uses
-     * this statement only with {@code SKIP LOCKED}. Claiming first halves the statement's time under 16 busy
-     * workers, for the reason above not taken (docs/benchmarks.md).
+     * <p>Why no deadlock: the outcome statement may wait on an ending run's row (a heartbeat, a cancel,
+     * another worker's stale claim holds it a moment), and does so before anything is claimed, since the
+     * claim is the next statement. Claiming first it would wait holding the claimed rows, which a transaction
+     * holding that one row and waiting for them (a claim under {@link LockMode#WAIT}, a cancel of many jobs)
+     * deadlocks with. {@code OutcomesThenClaimTest} pins the order (and fails on the two statements swapped).
+     * The claim itself never waits: the store uses this only with {@code SKIP LOCKED}. No row is changed twice:
+     * the outcomes' rows are running and leave that state, the claim's are queued; a run ending here frees
+     * nothing the claim could take at once (a retried job is scheduled, a held job is released after the commit).
      *
      * @param claimCte the claim's {@code picked AS MATERIALIZED (…)}
      * @param claimUpdate the claim's {@code UPDATE … FROM picked … RETURNING j.*}
      */
     static String thenClaimTemplate(String claimCte, String claimUpdate) {
-        return "WITH " + CTES + ",\nended AS (\n" + WRITE + "\n),\n" + shifted(claimCte) + ",\nclaimed AS (\n"
-                + shifted(claimUpdate) + "\n)\n" + ENDED_FIRST;
+        return UPDATE + THEN + "WITH " + shifted(claimCte) + "\n" + shifted(claimUpdate);
     }
 
     private static String shifted(String template) {
@@ -257,9 +258,9 @@ final class OutcomeStatement {
     record WrittenThenClaimed(List<FencedWrite> answers, List<Record> claimed) {}
 
     /**
-     * Writes {@code writes} and claims, in ONE statement: {@code statement}, rendered from
+     * Writes {@code writes} and claims, in one round trip and one transaction: {@code statement}, rendered from
      * {@link #thenClaimTemplate}, bound with the writes' binds and then {@code claimBinds}. A value the database
-     * refuses fails the whole statement, which then changed nothing, and the caller makes the two parts on
+     * refuses fails the transaction, which then changed nothing, and the caller makes the two parts on
      * their own (each has its own fallback for a refused value).
      *
      * @param writes 1..n outcomes of distinct runs
@@ -270,12 +271,10 @@ final class OutcomeStatement {
         OutcomeWrite.requireDistinctJobs(writes);
         List<Row> rows = writes.stream().map(OutcomeStatement::row).toList();
         Object[] all = thenClaimBinds(binds(rows), claimBinds);
-        List<Record> endedRows = new ArrayList<>();
-        List<Record> claimed = new ArrayList<>();
-        String running = JobState.RUNNING.dbName();
-        for (Record r : statement.fetch(dsl, JOBS, all)) (running.equals(r.get(JOBS.STATE)) ? claimed : endedRows).add(r);
-        Map<Long, Job> applied = collect(endedRows, rows, ended);
-        return new WrittenThenClaimed(answers(dsl, writes, applied), claimed);
+        List<Result<Record>> results = statement.fetchEach(dsl, JOBS, all);
+        if (results.size() != 2) throw new IllegalStateException("expected the outcomes' rows and the claimed, got " + results.size() + " results");
+        Map<Long, Job> applied = collect(results.get(0), rows, ended);
+        return new WrittenThenClaimed(answers(dsl, writes, applied), results.get(1));
     }
 
     /** Whether the database refused a value of the statement (see {@link #isRefusedValue(DataAccessException)}). */

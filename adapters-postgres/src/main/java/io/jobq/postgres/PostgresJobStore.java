@@ -286,12 +286,13 @@ public final class PostgresJobStore implements JobStore {
     }
 
     /**
-     * One statement on the normal path: see {@link OutcomeStatement#thenClaimTemplate}. When it fails on a value
-     * (a result the database refuses, a claimed row it cannot print) it changed nothing, and the outcomes and
-     * the claim are made on their own, each with its fallback.
+     * One round trip and one commit on the normal path: the outcome statement, then the claim
+     * ({@link OutcomeStatement#thenClaimTemplate}). When that fails on a value (a result the database refuses, a
+     * claimed row it cannot print) it changed nothing, and the outcomes and the claim are made on their own, each
+     * with its fallback.
      *
      * <p>Two statements, outcomes first, under {@link LockMode#WAIT}: there the claim may wait on a queued
-     * row's lock (another claimer's, an application transaction's), and in one statement it would wait while
+     * row's lock (another claimer's, an application transaction's), and in one transaction it would wait while
      * holding the ending runs' row locks, which the worker's heartbeat and the caps' release need.
      */
     @Override
@@ -314,7 +315,7 @@ public final class PostgresJobStore implements JobStore {
         });
         if (written == null) {
             log.atDebug().addKeyValue("worker", req.worker().value())
-                    .log("outcomes and claim in one statement failed on a value; making them one after the other");
+                    .log("outcomes and claim in one transaction failed on a value; making them one after the other");
             return new OutcomesThenClaim(recordOutcomes(writes), claim(req));
         }
         releaseAfterRunsEnded(ended);

@@ -4,7 +4,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
 import java.util.regex.Pattern;
 import org.jooq.DSLContext;
@@ -90,9 +92,26 @@ final class RenderedStatement {
      * as a record of {@code table}'s fields, by position: the statement must return the table's columns in
      * table order ({@code RETURNING j.*}).
      *
+     * @throws IllegalStateException if the text holds more than one statement (use {@link #fetchEach})
      * @throws org.jooq.exception.DataAccessException wrapping the driver's {@link SQLException}, as jOOQ's own calls do
      */
     Result<Record> fetch(DSLContext dsl, Table<?> table, Object... values) {
+        List<Result<Record>> each = fetchEach(dsl, table, values);
+        if (each.size() != 1) throw new IllegalStateException("the text holds " + each.size() + " statements: use fetchEach");
+        return each.getFirst();
+    }
+
+    /**
+     * As {@link #fetch}, for a text of several statements separated by {@code ;}, each returning the table's
+     * columns: their rows, one result per statement, in the text's order. pgjdbc sends them in ONE round trip
+     * and ends them with one Sync, so PostgreSQL runs them as one transaction (the caller's, inside one; else
+     * an implicit one that commits at the Sync): all or nothing, and if one fails, those after it are not run.
+     * Each statement takes its own snapshot (READ COMMITTED), so a later one sees what an earlier one wrote
+     * and what others committed meanwhile.
+     *
+     * @throws org.jooq.exception.DataAccessException wrapping the driver's {@link SQLException}
+     */
+    List<Result<Record>> fetchEach(DSLContext dsl, Table<?> table, Object... values) {
         // An array passed alone would be spread into the varargs: refuse rather than bind its elements.
         if (values.length != binds) {
             throw new IllegalArgumentException("the statement takes " + binds + " binds, got " + values.length);
@@ -100,9 +119,14 @@ final class RenderedStatement {
         return dsl.connectionResult(c -> {
             try (PreparedStatement ps = c.prepareStatement(sql)) {
                 for (int i = 0; i < order.length; i++) bind(ps, i + 1, values[order[i]]);
-                try (ResultSet rs = ps.executeQuery()) {
-                    return dsl.fetch(rs, table.fields());
+                List<Result<Record>> results = new ArrayList<>(2);
+                for (boolean isRows = ps.execute(); isRows || ps.getUpdateCount() != -1; isRows = ps.getMoreResults()) {
+                    if (!isRows) throw new IllegalStateException("a statement of the text returned no rows: " + sql);
+                    try (ResultSet rs = ps.getResultSet()) {
+                        results.add(dsl.fetch(rs, table.fields()));
+                    }
                 }
+                return results;
             }
         });
     }

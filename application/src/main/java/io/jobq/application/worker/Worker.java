@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  *   <caption>The roles and their threads</caption>
  *   <tr><th>role</th><th>thread</th><th>does</th></tr>
  *   <tr><td>{@link ClaimLoop}</td><td>one platform thread</td><td>claims up to the free slots (plus
- *       {@link WorkerSettings#prefetch()}) in one statement that also writes the outcomes waiting, and adopts
+ *       {@link WorkerSettings#prefetch()}) in one commit that also writes the outcomes waiting, and adopts
  *       a claim whose answer was lost</td></tr>
  *   <tr><td>{@link ClaimedAhead}</td><td>the thread that frees a slot</td><td>holds claimed jobs until a
  *       slot frees and starts them; gives back those still waiting at shutdown</td></tr>
