@@ -207,19 +207,18 @@ final class OutcomeStatement {
 
     /**
      * The template of the claim loop's store call: the outcome statement exactly as {@link #UPDATE}, then the
-     * given claim, as TWO statements in one text, {@code <UPDATE>;\nWITH <claimCte>\n<claimUpdate>}, sent in
-     * one round trip and committed together ({@link RenderedStatement#fetchEach}: one transaction, all or
-     * nothing). The claim's placeholders {@code {n}} become {@code {n + }{@value #BINDS}{@code }}. One commit
-     * and one round trip instead of two: on the 2-core bench machine a pgbench loop of outcomes and claim in
-     * one commit did 1.6–1.9× the jobs/s of two commits at 1 client, and a bare Java loop through the store
-     * 1.5× (docs/benchmarks.md).
+     * given claim, as TWO statements in one text, {@code <UPDATE>;\nWITH <claimCte>\n<claimUpdate>}, which the
+     * store runs in one transaction ({@link RenderedStatement#fetchEach} says why it must open one). The
+     * claim's placeholders {@code {n}} become {@code {n + }{@value #BINDS}{@code }}. One commit instead of two:
+     * on the 2-core bench machine a pgbench loop of outcomes and claim in one commit (then as one statement)
+     * did 1.6–1.9× the jobs/s of two commits at 1 client (docs/benchmarks.md).
      *
      * <p>Why two statements and not one (a {@code WITH} of both, as jobq had): a statement reads with the
      * snapshot it began with. One statement's claim, run after its outcomes, read the queue's head as it was
      * before them, re-checked the rows other workers had claimed meanwhile and kept them locked till its commit,
-     * and their outcomes then waited on those locks: under 16 busy workers the one statement took 7.7 ms
-     * where its two parts take 2.4 + 1.5 ms, and the server spent about a sixth more CPU per job
-     * (docs/benchmarks.md). The claim's own statement reads the queue as the outcomes leave it.
+     * and their outcomes then waited on those locks: under 16 busy workers the one statement took 7.3–8.0 ms
+     * per call, the two statements 1.9–2.2 + 1.2–1.3 ms (docs/benchmarks.md). The claim's own statement reads
+     * the queue as the outcomes leave it.
      *
      * <p>Why no deadlock: the outcome statement may wait on an ending run's row (a heartbeat, a cancel,
      * another worker's stale claim holds it a moment), and does so before anything is claimed, since the
@@ -258,10 +257,11 @@ final class OutcomeStatement {
     record WrittenThenClaimed(List<FencedWrite> answers, List<Record> claimed) {}
 
     /**
-     * Writes {@code writes} and claims, in one round trip and one transaction: {@code statement}, rendered from
-     * {@link #thenClaimTemplate}, bound with the writes' binds and then {@code claimBinds}. A value the database
-     * refuses fails the transaction, which then changed nothing, and the caller makes the two parts on
-     * their own (each has its own fallback for a refused value).
+     * Writes {@code writes} and claims: {@code statement}, rendered from {@link #thenClaimTemplate}, bound with
+     * the writes' binds and then {@code claimBinds}. Call it inside a transaction, so that the two commit together
+     * ({@link RenderedStatement#fetchEach}). A value the database refuses fails the transaction, which then
+     * changed nothing, and the caller makes the two parts on their own (each has its own fallback for a
+     * refused value).
      *
      * @param writes 1..n outcomes of distinct runs
      * @throws DataAccessException as the statement failed

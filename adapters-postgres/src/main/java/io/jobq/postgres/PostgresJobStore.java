@@ -286,7 +286,7 @@ public final class PostgresJobStore implements JobStore {
     }
 
     /**
-     * One round trip and one commit on the normal path: the outcome statement, then the claim
+     * One transaction, one commit, on the normal path: the outcome statement, then the claim
      * ({@link OutcomeStatement#thenClaimTemplate}). When that fails on a value (a result the database refuses, a
      * claimed row it cannot print) it changed nothing, and the outcomes and the claim are made on their own, each
      * with its fallback.
@@ -307,7 +307,9 @@ public final class PostgresJobStore implements JobStore {
         OutcomeStatement.WrittenThenClaimed written = run("record outcomes and claim", () -> {
             ended.clear();
             try {
-                return OutcomeStatement.writeThenClaim(dsl, statement, writes, claimBinds(req), ended);
+                // In a transaction of its own: pgjdbc may send a Sync between the text's two statements (see
+                // OutcomeStatement.thenClaimTemplate), which in auto-commit would commit the outcomes alone.
+                return dsl.transactionResult(cfg -> OutcomeStatement.writeThenClaim(cfg.dsl(), statement, writes, claimBinds(req), ended));
             } catch (RuntimeException e) {
                 if (OutcomeStatement.refusedAValue(e) || UnreadableRows.isUnprintableValue(e)) return null;
                 throw e;

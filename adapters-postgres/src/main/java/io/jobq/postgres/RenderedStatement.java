@@ -103,11 +103,12 @@ final class RenderedStatement {
 
     /**
      * As {@link #fetch}, for a text of several statements separated by {@code ;}, each returning the table's
-     * columns: their rows, one result per statement, in the text's order. pgjdbc sends them in ONE round trip
-     * and ends them with one Sync, so PostgreSQL runs them as one transaction (the caller's, inside one; else
-     * an implicit one that commits at the Sync): all or nothing, and if one fails, those after it are not run.
-     * Each statement takes its own snapshot (READ COMMITTED), so a later one sees what an earlier one wrote
-     * and what others committed meanwhile.
+     * columns: their rows, one result per statement, in the text's order. pgjdbc sends them together, but
+     * may put a Sync between two of them (42.7 does once a statement is prepared and described, from its 5th
+     * execution on a connection, when it expects a large answer), and in auto-commit a Sync commits what came
+     * before it: call this inside a transaction when they must commit together. Each statement takes its own
+     * snapshot (READ COMMITTED), so a later one sees what an earlier one wrote and what others committed
+     * meanwhile.
      *
      * @throws org.jooq.exception.DataAccessException wrapping the driver's {@link SQLException}
      */

@@ -4,6 +4,7 @@ import static io.jobq.postgres.StoreFixtures.W1;
 import static io.jobq.postgres.StoreFixtures.claim;
 import static io.jobq.postgres.StoreFixtures.job;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.jobq.application.port.FencedWrite;
@@ -23,7 +24,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link PostgresJobStore#recordOutcomesThenClaim} on a real server: one round trip writes the outcomes, each
+ * {@link PostgresJobStore#recordOutcomesThenClaim} on a real server: one transaction writes the outcomes, each
  * fenced on its own, and claims; a value the database refuses falls back to two calls; and the claim and
  * the outcome statement before it settle on PostgreSQL's cached generic plan instead of being planned per execution.
  */
@@ -34,7 +35,7 @@ class OutcomesThenClaimTest extends PostgresStoreTestCase {
     }
 
     @Test
-    void writesEachOutcomeFencedAndClaimsTheNextJobsInOneRoundTrip() {
+    void writesEachOutcomeFencedAndClaimsTheNextJobsInOneTransaction() {
         for (int i = 0; i < 6; i++) store.enqueue(job("acme"));
         List<Job> running = store.claim(claim(W1, 3));
         Job stale = running.get(2);
@@ -101,7 +102,7 @@ class OutcomesThenClaimTest extends PostgresStoreTestCase {
         AtomicInteger rewritten = new AtomicInteger();
         assertThat(queuedRowsLockedWhileAnEndingRunWaits(claimingFirst(db.dataSource(), rewritten), false))
                 .as("claiming first: the rows it claimed stay locked while it waits").isEqualTo(2);
-        assertThat(rewritten.get()).as("statements rewritten to claim first").isPositive();
+        assertThat(rewritten.get()).as("texts rewritten to claim first").isEqualTo(1);
     }
 
     /**
@@ -197,6 +198,35 @@ class OutcomesThenClaimTest extends PostgresStoreTestCase {
                             });
                 })
                 : result);
+    }
+
+    /**
+     * The outcomes and the claim commit together or not at all, also once pgjdbc has prepared and described the
+     * statements on a connection (from their 5th execution it may send a Sync between two statements of one
+     * text, which in auto-commit would commit the outcomes on their own). Here the claim fails on the server
+     * after the outcome statement ran (a check the claimed rows break): the outcome must be rolled back with it.
+     */
+    @Test
+    void aClaimThatFailsTakesTheOutcomesWithItEvenOnAWarmConnection() throws Exception {
+        for (int i = 0; i < 30; i++) store.enqueue(job("acme"));
+        try (HikariDataSource one = db.newPool(1, "TRANSACTION_READ_COMMITTED")) {
+            PostgresJobStore onOneConnection = new PostgresJobStore(one);
+            Job held = onOneConnection.claim(claim(W1, 1)).getFirst();
+            for (int i = 0; i < 12; i++) {
+                held = onOneConnection.recordOutcomesThenClaim(List.of(done(held)), claim(W1, 1)).claimed().getFirst();
+            }
+            db.execute("ALTER TABLE jobs ADD CONSTRAINT nothing_more_claimed CHECK (state <> 'running') NOT VALID");
+            Job last = held;
+            try {
+                assertThatThrownBy(() -> onOneConnection.recordOutcomesThenClaim(List.of(done(last)), claim(W1, 1)))
+                        .hasMessageContaining("nothing_more_claimed");
+            } finally {
+                db.execute("ALTER TABLE jobs DROP CONSTRAINT nothing_more_claimed");
+            }
+
+            assertThat(store.get(last.id()).orElseThrow().state()).as("the outcome, written before the claim failed")
+                    .isEqualTo(JobState.RUNNING);
+        }
     }
 
     @Test

@@ -124,7 +124,7 @@ public interface JobStore extends ScheduleStore, ApiKeyStore {
 
     /**
      * Records {@code writes} exactly as {@link #recordOutcomes} does and then claims exactly as
-     * {@link #claim} does, in one transaction where the store can (PostgreSQL: two statements in one round trip), so that a
+     * {@link #claim} does, in one transaction where the store can (PostgreSQL: two statements in one transaction), so that a
      * worker whose runs end and whose slots refill pays one commit and one round trip for both. The claim
      * may not see what the outcomes changed (a job retried at once waits for a later claim).
      *

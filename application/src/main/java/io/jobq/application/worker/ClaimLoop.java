@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * The producer: whenever there is room, claims {@code min(room, claimBatchSize)} jobs in ONE store call
  * (while other handlers run, it first waits a moment for more room, see {@link #fill}) and hands them to
  * {@link ClaimedAhead}, which starts them as slots free. The same call writes the outcomes runs have handed
- * to the {@link OutcomeBatcher} ({@link JobStore#recordOutcomesThenClaim}: one round trip, one commit), since
+ * to the {@link OutcomeBatcher} ({@link JobStore#recordOutcomesThenClaim}: one commit), since
  * a run gives its slot back only once its outcome waits here; with no outcome waiting it is a plain
  * {@link JobStore#claim}, and with no room it writes the outcomes alone. The room is the
  * free slots plus, with {@link WorkerSettings#prefetch()}, the jobs that may wait for one. When the queues are drained
