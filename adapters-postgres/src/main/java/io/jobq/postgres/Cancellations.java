@@ -23,11 +23,16 @@ import org.jooq.impl.DSL;
  * end into {@code cancelled} unless the run succeeded.
  */
 final class Cancellations {
-    /** The runs among the tokens whose job still runs under that token and has cancelling requested. */
+    /**
+     * The runs among the tokens whose job still runs under that token and has cancelling requested; fenced as
+     * {@link OutcomeStatement} fences, by {@code t.running} and not the literal, so each id is looked up by key.
+     */
     private static final String REQUESTED = """
-            SELECT j.id, j.locked_by, j.attempts FROM jobq.jobs j
-            JOIN unnest({0}::bigint[], {1}::text[], {2}::int[]) AS t(id, worker, attempt) ON j.id = t.id
-            WHERE j.locked_by = t.worker AND j.attempts = t.attempt AND j.state = 'running' AND j.cancel_requested""";
+            WITH t AS MATERIALIZED (
+                SELECT *, 'running'::text AS running FROM unnest({0}::bigint[], {1}::text[], {2}::int[]) AS t(id, worker, attempt)
+            )
+            SELECT j.id, j.locked_by, j.attempts FROM jobq.jobs j JOIN t ON j.id = t.id
+            WHERE j.locked_by = t.worker AND j.attempts = t.attempt AND j.state = t.running AND j.cancel_requested""";
 
     private Cancellations() {}
 

@@ -44,18 +44,43 @@ final class OutcomeStatement {
      * the same order) and its outcome statement cover overlapping rows, and two multi-row updates that lock
      * in whatever order their plans visit rows can deadlock. {@code FOR NO KEY UPDATE} is the lock the
      * UPDATE itself takes.
+     *
+     * <p>The fence compares {@code state} with {@code o.running}, a constant column of the {@code MATERIALIZED}
+     * {@code o}, never with the literal {@code 'running'}: the literal matches the predicate of the partial index
+     * {@code jobs_leases} ({@code WHERE state = 'running'}), and a planner whose statistics were taken while few
+     * jobs ran (always so right after a bulk enqueue) then prefers walking that whole index to looking each id
+     * up. That index holds an entry for every lease taken since the last vacuum: under 16 busy workers each
+     * one-job outcome read 3,600 buffers this way, and 21 by primary key (docs/benchmarks.md). Every statement
+     * that fences runs by token arrays (the heartbeat, the release, the cancel check, the quarantine) does the
+     * same; {@code RunFencePlanTest} pins their plans.
      */
-    private static final String CTES = """
-            o AS (
-                SELECT * FROM unnest({0}::bigint[], {1}::text[], {2}::int[], {3}::text[], {4}::text[], {5}::text[], {6}::float8[])
-                    AS o(id, worker, attempt, state, result, last_error, retry_ms)
-            ), fenced AS (
+    private static final String FENCED = """
+            fenced AS (
                 SELECT j.id, CASE WHEN j.cancel_requested AND o.state <> 'done' THEN 'cancelled' ELSE o.state END AS state
                 FROM jobq.jobs j JOIN o ON j.id = o.id
-                WHERE j.locked_by = o.worker AND j.attempts = o.attempt AND j.state = 'running'
+                WHERE j.locked_by = o.worker AND j.attempts = o.attempt AND j.state = o.running
                 ORDER BY j.id
                 FOR NO KEY UPDATE OF j
             )""";
+    /** The outcomes, one row per element of the binds' arrays. */
+    private static final String MANY = """
+            o AS MATERIALIZED (
+                SELECT *, 'running'::text AS running
+                FROM unnest({0}::bigint[], {1}::text[], {2}::int[], {3}::text[], {4}::text[], {5}::text[], {6}::float8[])
+                    AS o(id, worker, attempt, state, result, last_error, retry_ms)
+            ), """;
+    /**
+     * One outcome: the same binds (arrays of one), read by subscript. A {@code SELECT} without {@code FROM} is
+     * one row to the planner, so the cached generic plan costs what a custom one does and PostgreSQL keeps it;
+     * over {@code unnest} of an array parameter it guesses 10 rows, and would plan a batch of one afresh on
+     * every execution (0.32–0.37 ms, more than the lookup; docs/benchmarks.md).
+     */
+    private static final String ONE = """
+            o AS MATERIALIZED (
+                SELECT ({0}::bigint[])[1] AS id, ({1}::text[])[1] AS worker, ({2}::int[])[1] AS attempt,
+                    ({3}::text[])[1] AS state, ({4}::text[])[1] AS result, ({5}::text[])[1] AS last_error,
+                    ({6}::float8[])[1] AS retry_ms, 'running'::text AS running
+            ), """;
     private static final String WRITE = """
             UPDATE jobq.jobs j SET
                 state = f.state,
@@ -68,18 +93,21 @@ final class OutcomeStatement {
             FROM o JOIN fenced f ON f.id = o.id
             WHERE j.id = o.id
             RETURNING j.*""";
-    private static final String UPDATE = "WITH " + CTES + "\n" + WRITE;
-    /** How many binds {@link #UPDATE} takes, {0} to {6}: a statement built around it numbers its own from here. */
+    /** The outcome statement for {@code n} outcomes (n ≥ 1): the same binds and columns either way. */
+    static String update(int n) {
+        return "WITH " + (n == 1 ? ONE : MANY) + FENCED + "\n" + WRITE;
+    }
+    /** How many binds {@link #update} takes, {0} to {6}: a statement built around it numbers its own from here. */
     static final int BINDS = 7;
 
-    /** {@link #UPDATE} as jOOQ renders it, by schema: rendered once (see {@link RenderedStatement}). */
-    private static final Map<JobqSchema, RenderedStatement> RENDERED = new ConcurrentHashMap<>();
+    /** {@link #update} as jOOQ renders it, by schema and whether it is for one outcome: rendered once each. */
+    private static final Map<Map.Entry<JobqSchema, Boolean>, RenderedStatement> RENDERED = new ConcurrentHashMap<>();
 
     private OutcomeStatement() {}
 
-    private static RenderedStatement rendered(DSLContext dsl) {
-        return RENDERED.computeIfAbsent(JobqSchema.of(dsl), schema -> RenderedStatement.render(dsl, schema.sql(UPDATE),
-                new Long[0], new String[0], new Integer[0], new String[0], new String[0], new String[0], new Double[0]));
+    private static RenderedStatement rendered(DSLContext dsl, int n) {
+        return RENDERED.computeIfAbsent(Map.entry(JobqSchema.of(dsl), n == 1), key -> RenderedStatement.render(dsl,
+                key.getKey().sql(update(n)), sampleBinds()));
     }
 
     /** One outcome as the statement's columns. {@code lastError} null keeps the row's (a done run's default). */
@@ -161,7 +189,7 @@ final class OutcomeStatement {
     /** @return the rows the statement changed, by job id; adds them to {@code ended} */
     private static Map<Long, Job> execute(DSLContext dsl, List<Row> rows, TenantCaps.EndedRuns ended) {
         // Read as the table's columns (RETURNING j.* lists them in table order), as the claim's rows are.
-        return collect(rendered(dsl).fetch(dsl, JOBS, binds(rows)), rows, ended);
+        return collect(rendered(dsl, rows.size()).fetch(dsl, JOBS, binds(rows)), rows, ended);
     }
 
     /** The statement's binds {0} to {6}: one array per column of the unnest. */
@@ -206,7 +234,7 @@ final class OutcomeStatement {
     static final String THEN = ";\n";
 
     /**
-     * The template of the claim loop's store call: the outcome statement exactly as {@link #UPDATE}, then the
+     * The template of the claim loop's store call: the outcome statement exactly as {@link #update}, then the
      * given claim, as TWO statements in one text, {@code <UPDATE>;\nWITH <claimCte>\n<claimUpdate>}, which the
      * store runs in one transaction ({@link RenderedStatement#fetchEach} says why it must open one). The
      * claim's placeholders {@code {n}} become {@code {n + }{@value #BINDS}{@code }}. One commit instead of two:
@@ -229,11 +257,12 @@ final class OutcomeStatement {
      * the outcomes' rows are running and leave that state, the claim's are queued; a run ending here frees
      * nothing the claim could take at once (a retried job is scheduled, a held job is released after the commit).
      *
+     * @param outcomes how many outcomes the text is for (its form differs for one: {@link #update})
      * @param claimCte the claim's {@code picked AS MATERIALIZED (…)}
      * @param claimUpdate the claim's {@code UPDATE … FROM picked … RETURNING j.*}
      */
-    static String thenClaimTemplate(String claimCte, String claimUpdate) {
-        return UPDATE + THEN + "WITH " + shifted(claimCte) + "\n" + shifted(claimUpdate);
+    static String thenClaimTemplate(int outcomes, String claimCte, String claimUpdate) {
+        return update(outcomes) + THEN + "WITH " + shifted(claimCte) + "\n" + shifted(claimUpdate);
     }
 
     private static String shifted(String template) {
@@ -248,7 +277,7 @@ final class OutcomeStatement {
         return all;
     }
 
-    /** Sample binds of {@link #UPDATE}'s types, for rendering a statement built around it. */
+    /** Sample binds of {@link #update}'s types, for rendering a statement built around it. */
     static Object[] sampleBinds() {
         return new Object[] {new Long[0], new String[0], new Integer[0], new String[0], new String[0], new String[0], new Double[0]};
     }

@@ -144,7 +144,7 @@ public final class PostgresJobStore implements JobStore {
     private final Map<ClaimShape, RenderedStatement> rendered = new ConcurrentHashMap<>();
 
     /** What a rendered claim statement depends on besides the store's options. */
-    private record ClaimShape(boolean severalQueues, int limit, boolean outcomesFirst) {}
+    private record ClaimShape(boolean severalQueues, int limit, boolean outcomesFirst, boolean oneOutcome) {}
 
     public PostgresJobStore(DataSource dataSource, Options options) {
         this.options = Objects.requireNonNull(options, "options");
@@ -257,7 +257,7 @@ public final class PostgresJobStore implements JobStore {
         Result<Record> rows;
         try {
             // Rendered once; read as the table's columns (RETURNING j.* lists them in table order), by position.
-            RenderedStatement claim = rendered(req, false);
+            RenderedStatement claim = rendered(req, 0);
             rows = run("claim", () -> claim.fetch(dsl, JOBS, claimBinds(req)));
         } catch (RuntimeException e) {
             if (!UnreadableRows.isUnprintableValue(e)) throw e;
@@ -303,7 +303,7 @@ public final class PostgresJobStore implements JobStore {
         if (writes.isEmpty()) return new OutcomesThenClaim(List.of(), claim(req));
         if (options.lockMode() != LockMode.SKIP_LOCKED) return new OutcomesThenClaim(recordOutcomes(writes), claim(req));
         TenantCaps.EndedRuns ended = new TenantCaps.EndedRuns();
-        RenderedStatement statement = rendered(req, true);
+        RenderedStatement statement = rendered(req, writes.size());
         OutcomeStatement.WrittenThenClaimed written = run("record outcomes and claim", () -> {
             ended.clear();
             try {
@@ -329,11 +329,15 @@ public final class PostgresJobStore implements JobStore {
         return dsl.resultQuery(claimTemplate(req, returning), binds[0], val((Long) binds[1], SQLDataType.BIGINT), binds[2]);
     }
 
-    /** The claim statement for {@code req}'s shape, rendered on first use; with the outcome statement before it if so asked. */
-    private RenderedStatement rendered(ClaimRequest req, boolean outcomesFirst) {
-        return rendered.computeIfAbsent(new ClaimShape(req.queues().size() > 1, req.limit(), outcomesFirst), shape -> {
-            if (!outcomesFirst) return RenderedStatement.of(claimQuery(req, "j.*"), claimTemplate(req, "j.*"));
-            String template = schema.sql(OutcomeStatement.thenClaimTemplate(CLAIM_PICK.formatted(claimPickArgs(req)),
+    /**
+     * The claim statement for {@code req}'s shape, rendered on first use; with the outcome statement for
+     * {@code outcomes} outcomes before it unless that is 0 (its text has one form for one, another for more).
+     */
+    private RenderedStatement rendered(ClaimRequest req, int outcomes) {
+        ClaimShape key = new ClaimShape(req.queues().size() > 1, req.limit(), outcomes > 0, outcomes == 1);
+        return rendered.computeIfAbsent(key, shape -> {
+            if (outcomes == 0) return RenderedStatement.of(claimQuery(req, "j.*"), claimTemplate(req, "j.*"));
+            String template = schema.sql(OutcomeStatement.thenClaimTemplate(outcomes, CLAIM_PICK.formatted(claimPickArgs(req)),
                     CLAIM_UPDATE.formatted("j.*")));
             return RenderedStatement.render(dsl, template, OutcomeStatement.thenClaimBinds(OutcomeStatement.sampleBinds(),
                     claimBinds(req)));
@@ -472,13 +476,15 @@ public final class PostgresJobStore implements JobStore {
      * One statement for all of a worker's runs: the fence (id, worker, attempt, running) is applied
      * per token through an unnest join, so a token whose run was reaped or re-claimed extends nothing.
      * Rows are locked in id order before the update, as {@link OutcomeStatement} locks them: the two
-     * statements of one worker cover overlapping rows and would otherwise be able to deadlock.
+     * statements of one worker cover overlapping rows and would otherwise be able to deadlock. The fence
+     * names {@code t.running}, not the literal, so each id is looked up by key: see {@link OutcomeStatement}.
      */
     private static final String HEARTBEAT = """
-            WITH fenced AS (
-                SELECT j.id FROM jobq.jobs j
-                JOIN unnest({1}::bigint[], {2}::text[], {3}::int[]) AS t(id, worker, attempt) ON j.id = t.id
-                WHERE j.locked_by = t.worker AND j.attempts = t.attempt AND j.state = 'running'
+            WITH t AS MATERIALIZED (
+                SELECT *, 'running'::text AS running FROM unnest({1}::bigint[], {2}::text[], {3}::int[]) AS t(id, worker, attempt)
+            ), fenced AS (
+                SELECT j.id FROM jobq.jobs j JOIN t ON j.id = t.id
+                WHERE j.locked_by = t.worker AND j.attempts = t.attempt AND j.state = t.running
                 ORDER BY j.id
                 FOR NO KEY UPDATE OF j
             )
@@ -506,7 +512,8 @@ public final class PostgresJobStore implements JobStore {
     }
 
     /**
-     * Fenced like {@link #HEARTBEAT}: a row re-claimed, reaped or finished meanwhile no longer matches. The
+     * Fenced like {@link #HEARTBEAT} ({@code OFFSET 0} keeps {@code t} a subquery of its own, as {@code
+     * MATERIALIZED} keeps a CTE): a row re-claimed, reaped or finished meanwhile no longer matches. The
      * row keeps its vtime, so it is claimed next; a cancel asked meanwhile ends it. The pg_notify tells
      * idle workers at commit, as an enqueue does, instead of leaving the jobs to their next poll. Returns
      * the capped tenants whose job ended cancelled: that frees room under their cap, released after.
@@ -519,8 +526,9 @@ public final class PostgresJobStore implements JobStore {
                     attempts = j.attempts - 1,
                     started_at = CASE WHEN j.attempts > 1 THEN j.started_at END,
                     locked_by = NULL, locked_until = NULL
-                FROM unnest({0}::bigint[], {1}::text[], {2}::int[]) AS t(id, worker, attempt)
-                WHERE j.id = t.id AND j.locked_by = t.worker AND j.attempts = t.attempt AND j.state = 'running'
+                FROM (SELECT *, 'running'::text AS running FROM unnest({0}::bigint[], {1}::text[], {2}::int[])
+                      AS t(id, worker, attempt) OFFSET 0) t
+                WHERE j.id = t.id AND j.locked_by = t.worker AND j.attempts = t.attempt AND j.state = t.running
                 RETURNING j.queue, j.tenant, j.state, j.capped
             ), notified AS (
                 SELECT pg_notify('%s', q) FROM (SELECT DISTINCT queue AS q FROM released WHERE state = 'queued') d

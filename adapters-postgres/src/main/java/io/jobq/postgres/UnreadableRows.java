@@ -87,11 +87,14 @@ final class UnreadableRows {
         String[] reasons = rows.stream()
                 .map(q -> StoredText.sanitize("quarantined: " + q.reason(), JobStore.MAX_ERROR_BYTES))
                 .toArray(String[]::new);
+        // Fenced by q.running, not the literal, so each id is looked up by key (see OutcomeStatement); OFFSET 0
+        // keeps q a subquery of its own, whose column the planner cannot see through.
         int n = dsl.query(JobqSchema.of(dsl).sql("""
                 UPDATE jobq.jobs j SET state = 'dead', finished_at = now(), locked_by = NULL, locked_until = NULL,
                                   last_error = q.reason
-                FROM unnest({0}::bigint[], {1}::int[], {2}::text[]) AS q(id, attempts, reason)
-                WHERE j.id = q.id AND j.locked_by = {3} AND j.attempts = q.attempts AND j.state = 'running'"""),
+                FROM (SELECT *, 'running'::text AS running FROM unnest({0}::bigint[], {1}::int[], {2}::text[])
+                      AS q(id, attempts, reason) OFFSET 0) q
+                WHERE j.id = q.id AND j.locked_by = {3} AND j.attempts = q.attempts AND j.state = q.running"""),
                 ids, attempts, reasons, worker.value()).execute();
         for (Quarantined q : rows) {
             log.atWarn().addKeyValue("job", q.id()).addKeyValue("attempt", q.attempts())

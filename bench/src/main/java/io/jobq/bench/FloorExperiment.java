@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
+import java.util.function.IntFunction;
 
 /**
  * Experiment 5, the floor: the store's own claim and outcome statements driven by a bare JDBC loop
@@ -43,21 +44,34 @@ record FloorExperiment(BenchDatabase db, Plan plan, Progress progress) {
             RETURNING j.*""";
 
     /**
-     * The store's outcome statement ({@code OutcomeStatement}, which a worker's flush sends for a batch of
-     * outcomes), as jOOQ renders it: the floor completes everything one claim took in ONE execution, as a
-     * busy worker's batched completion does. {@code FloorStatementsTest} compares it, binds included,
-     * with what the store sends. Binds, each an array literal with one element per job bound as jOOQ
+     * The head of the store's outcome statement ({@code OutcomeStatement}, which a worker's flush sends for a
+     * batch of outcomes), as jOOQ renders it for two or more ({@link #completeSql}): the floor completes everything one claim took in ONE
+     * execution, as a busy worker's batched completion does. {@code FloorStatementsTest} compares it, binds
+     * included, with what the store sends. Binds, each an array literal with one element per job bound as jOOQ
      * binds arrays ({@code setObject(text, Types.OTHER)}): ids, workers, attempts, states, results,
      * errors, retry delays.
      */
-    static final String COMPLETE = """
-            WITH o AS (
-                SELECT * FROM unnest(cast(? as bigint[])::bigint[], cast(? as varchar[])::text[], cast(? as int[])::int[], cast(? as varchar[])::text[], cast(? as varchar[])::text[], cast(? as varchar[])::text[], cast(? as double precision[])::float8[])
+    private static final String OUTCOMES = """
+            WITH o AS MATERIALIZED (
+                SELECT *, 'running'::text AS running
+                FROM unnest(cast(? as bigint[])::bigint[], cast(? as varchar[])::text[], cast(? as int[])::int[], cast(? as varchar[])::text[], cast(? as varchar[])::text[], cast(? as varchar[])::text[], cast(? as double precision[])::float8[])
                     AS o(id, worker, attempt, state, result, last_error, retry_ms)
-            ), fenced AS (
+            ), """;
+
+    /** {@link #OUTCOMES} as the store sends it for ONE outcome: the same binds, read by subscript. */
+    private static final String ONE_OUTCOME = """
+            WITH o AS MATERIALIZED (
+                SELECT (cast(? as bigint[])::bigint[])[1] AS id, (cast(? as varchar[])::text[])[1] AS worker, (cast(? as int[])::int[])[1] AS attempt,
+                    (cast(? as varchar[])::text[])[1] AS state, (cast(? as varchar[])::text[])[1] AS result, (cast(? as varchar[])::text[])[1] AS last_error,
+                    (cast(? as double precision[])::float8[])[1] AS retry_ms, 'running'::text AS running
+            ), """;
+
+    /** What the two forms of the outcome statement share, after their {@code o}: the fence, the lock, the update. */
+    private static final String FENCED_UPDATE = """
+            fenced AS (
                 SELECT j.id, CASE WHEN j.cancel_requested AND o.state <> 'done' THEN 'cancelled' ELSE o.state END AS state
                 FROM jobq.jobs j JOIN o ON j.id = o.id
-                WHERE j.locked_by = o.worker AND j.attempts = o.attempt AND j.state = 'running'
+                WHERE j.locked_by = o.worker AND j.attempts = o.attempt AND j.state = o.running
                 ORDER BY j.id
                 FOR NO KEY UPDATE OF j
             )
@@ -72,6 +86,11 @@ record FloorExperiment(BenchDatabase db, Plan plan, Progress progress) {
             FROM o JOIN fenced f ON f.id = o.id
             WHERE j.id = o.id
             RETURNING j.*""";
+
+    /** The outcome statement for {@code n} outcomes, as the store sends it. */
+    static String completeSql(int n) {
+        return (n == 1 ? ONE_OUTCOME : OUTCOMES) + FENCED_UPDATE;
+    }
 
     /** The lease the floor's claims take, as jobq's default: 30 s. */
     static final long LEASE_MS = 30_000;
@@ -97,7 +116,7 @@ record FloorExperiment(BenchDatabase db, Plan plan, Progress progress) {
                 Connection c = db.connect();
                 connections.add(c);
                 String worker = "floor-" + i;
-                workers.add(() -> loop(c, claimSql, COMPLETE, worker, s.batch, completed, claims, claimed, stop::get));
+                workers.add(() -> loop(c, claimSql, FloorExperiment::completeSql, worker, s.batch, completed, claims, claimed, stop::get));
             }
             StartingGun.Timed t = StartingGun.timeBoxed("floor loop", workers, plan.throughputBox(), completed::get,
                     () -> stop.set(true));
@@ -126,13 +145,16 @@ record FloorExperiment(BenchDatabase db, Plan plan, Progress progress) {
 
     /**
      * One worker's loop: claim up to {@code batch} jobs, complete them all in one statement, until a claim
-     * comes back empty or {@code stopped} holds (checked before each claim: a run's time box is over). The statements are parameters only so that {@code FloorStatementsTest} can show a
-     * drifted one is caught; the experiment always passes {@link #claimSql(ClaimStrategy)} and {@link #COMPLETE}.
-     * Binds that never change are set once, as a prepared statement keeps them across executions.
+     * comes back empty or {@code stopped} holds (checked before each claim: a run's time box is over). The
+     * statements are parameters only so that {@code FloorStatementsTest} can show a drifted one is caught; the
+     * experiment always passes {@link #claimSql(ClaimStrategy)} and {@link #completeSql} (outcome statement
+     * for n outcomes). Binds that never change are set once, as a prepared statement keeps them.
      */
-    static void loop(Connection c, String claimSql, String completeSql, String worker, int batch, AtomicLong completed,
+    static void loop(Connection c, String claimSql, IntFunction<String> completeSql, String worker, int batch, AtomicLong completed,
                      AtomicLong claims, AtomicLong claimed, BooleanSupplier stopped) throws SQLException {
-        try (PreparedStatement claim = c.prepareStatement(claimSql); PreparedStatement complete = c.prepareStatement(completeSql)) {
+        // Both forms of the outcome statement, as the store has both: for one outcome, and for more.
+        try (PreparedStatement claim = c.prepareStatement(claimSql); PreparedStatement completeOne = c.prepareStatement(completeSql.apply(1));
+             PreparedStatement completeMany = c.prepareStatement(completeSql.apply(2))) {
             claim.setString(1, "default");
             claim.setString(2, worker);
             claim.setLong(3, LEASE_MS);
@@ -151,6 +173,7 @@ record FloorExperiment(BenchDatabase db, Plan plan, Progress progress) {
                 if (got == 0) return; // drained: every job was queued before the start
                 claims.incrementAndGet();
                 claimed.addAndGet(got);
+                PreparedStatement complete = got == 1 ? completeOne : completeMany;
                 complete.setObject(1, arrayLiteral(ids), Types.OTHER);
                 complete.setObject(2, arrayLiteral(java.util.Collections.nCopies(got, quoted(worker))), Types.OTHER);
                 complete.setObject(3, arrayLiteral(attempts), Types.OTHER);

@@ -3,7 +3,7 @@ package io.jobq.bench;
 import static io.jobq.bench.ClaimStrategy.SKIP_LOCKED;
 import static io.jobq.bench.ClaimStrategy.SKIP_LOCKED_BATCH;
 import static io.jobq.bench.ClaimStrategy.WAIT;
-import static io.jobq.bench.FloorExperiment.COMPLETE;
+import static io.jobq.bench.FloorExperiment.completeSql;
 import static io.jobq.bench.FloorExperiment.claimSql;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -11,6 +11,7 @@ import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 import io.jobq.application.port.ClaimRequest;
 import io.jobq.application.port.FencedWrite;
+import io.jobq.application.port.OutcomeWrite;
 import io.jobq.application.port.NewJobBatch;
 import io.jobq.application.worker.WorkerSettings;
 import io.jobq.bench.SqlRecorder.Execution;
@@ -27,7 +28,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntFunction;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -43,8 +46,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * whitespace) executed with the same parameters, bound by the same setters, in the same order.
  *
  * <p>Each side drains one queued job in a freshly emptied table (identities restarted): claim, complete,
- * claim again and find nothing. With one job the sequence is deterministic and the job id is the same
- * on both sides, so the parameters are compared whole, ids included; the worker name is the same too.
+ * claim again and find nothing; and two jobs in one batched claim, for the outcome statement's form for
+ * several. The sequence is deterministic and the job ids are the same on both sides, so the parameters are
+ * compared whole, ids included; the worker name is the same too.
  */
 @ExtendWith(PostgresDatabaseExtension.class)
 class FloorStatementsTest {
@@ -54,38 +58,57 @@ class FloorStatementsTest {
     @ParameterizedTest
     @EnumSource(ClaimStrategy.class)
     void theFloorRunsTheStoresClaimAndComplete(ClaimStrategy s, TestDatabase db) throws SQLException {
-        List<Execution> store = storeRun(db, s);
+        List<Execution> store = storeRun(db, s, 1);
         // What the comparison covers: claim, complete, the empty claim that ends a drain.
         assertThat(store).hasSize(3);
         assertThat(store.get(1).sql()).contains("UPDATE jobq.jobs j SET");
 
-        assertSameStatements(floorRun(db, s, claimSql(s), COMPLETE, s.batch), store);
+        assertSameStatements(floorRun(db, s, claimSql(s), FloorExperiment::completeSql, s.batch, 1), store);
     }
+
+    /** Two jobs in one batched claim: their outcomes in one statement, the form for more than one. */
+    @Test
+    void theFloorRunsTheStoresOutcomeStatementForSeveral(TestDatabase db) throws SQLException {
+        List<Execution> store = storeRun(db, SKIP_LOCKED_BATCH, 2);
+        assertThat(store).hasSize(3);
+        assertThat(store.get(1).sql()).contains("unnest(");
+
+        assertSameStatements(floorRun(db, SKIP_LOCKED_BATCH, claimSql(SKIP_LOCKED_BATCH), FloorExperiment::completeSql,
+                SKIP_LOCKED_BATCH.batch, 2), store);
+    }
+
+    /** The floor's own outcome statements, for drifts of the claim alone. */
+    private static final IntFunction<String> SAME = FloorExperiment::completeSql;
 
     /** Drifts the guard must catch: each changes the floor's claim or complete and nothing else. */
     static Stream<Arguments> drifts() {
         return Stream.of(
                 arguments(SKIP_LOCKED, "claim in id order",
-                        claimSql(SKIP_LOCKED).replace("ORDER BY vtime, id", "ORDER BY id"), COMPLETE, 1),
+                        claimSql(SKIP_LOCKED).replace("ORDER BY vtime, id", "ORDER BY id"), SAME, 1),
                 arguments(SKIP_LOCKED_BATCH, "claim without SKIP LOCKED",
-                        claimSql(SKIP_LOCKED_BATCH).replace(" SKIP LOCKED", ""), COMPLETE, 10),
+                        claimSql(SKIP_LOCKED_BATCH).replace(" SKIP LOCKED", ""), SAME, 10),
                 arguments(WAIT, "claim with SKIP LOCKED where the store waits",
-                        claimSql(SKIP_LOCKED), COMPLETE, 1),
+                        claimSql(SKIP_LOCKED), SAME, 1),
                 arguments(SKIP_LOCKED_BATCH, "claim with another limit",
-                        claimSql(SKIP_LOCKED_BATCH).replace("LIMIT 10", "LIMIT 5"), COMPLETE, 10),
+                        claimSql(SKIP_LOCKED_BATCH).replace("LIMIT 10", "LIMIT 5"), SAME, 10),
                 // Harmless to one job, yet a different statement: the floor must not "tidy" the store's text.
                 arguments(SKIP_LOCKED, "complete without locking in id order",
-                        claimSql(SKIP_LOCKED), COMPLETE.replace("ORDER BY j.id\n", ""), 1));
+                        claimSql(SKIP_LOCKED), (IntFunction<String>) n -> completeSql(n).replace("ORDER BY j.id\n", ""), 1),
+                // The fence by literal matches the partial index jobs_leases (see OutcomeStatement).
+                arguments(WAIT, "complete fenced by the literal 'running'",
+                        claimSql(WAIT), (IntFunction<String>) n -> completeSql(n).replace("j.state = o.running", "j.state = 'running'"), 1),
+                arguments(SKIP_LOCKED, "one outcome completed by the statement for several",
+                        claimSql(SKIP_LOCKED), (IntFunction<String>) n -> completeSql(2), 1));
     }
 
     @ParameterizedTest(name = "{1}")
     @MethodSource("drifts")
-    void aDriftedStatementIsCaught(ClaimStrategy s, String drift, String claimSql, String completeSql, int batch,
-                                   TestDatabase db) throws SQLException {
+    void aDriftedStatementIsCaught(ClaimStrategy s, String drift, String claimSql, IntFunction<String> completeSql,
+                                   int batch, TestDatabase db) throws SQLException {
         // The mutation must have changed something, or this test would prove nothing.
-        assertThat(List.of(claimSql, completeSql, batch)).isNotEqualTo(List.of(claimSql(s), COMPLETE, s.batch));
-        List<Execution> store = storeRun(db, s);
-        List<Execution> floor = floorRun(db, s, claimSql, completeSql, batch);
+        assertThat(List.of(claimSql, completeSql.apply(1), batch)).isNotEqualTo(List.of(claimSql(s), completeSql(1), s.batch));
+        List<Execution> store = storeRun(db, s, 1);
+        List<Execution> floor = floorRun(db, s, claimSql, completeSql, batch, 1);
 
         assertThatThrownBy(() -> assertSameStatements(floor, store))
                 .isInstanceOf(AssertionError.class)
@@ -103,40 +126,41 @@ class FloorStatementsTest {
         return executions.stream().map(e -> new Execution(e.sql().strip().replaceAll("\\s+", " "), e.binds())).toList();
     }
 
-    /** The store, as the throughput experiment configures it for {@code s}, drains one job. */
-    private static List<Execution> storeRun(TestDatabase db, ClaimStrategy s) {
-        oneQueuedJob(db);
+    /** The store, as the throughput experiment configures it for {@code s}, drains {@code jobs} jobs claimed at once. */
+    private static List<Execution> storeRun(TestDatabase db, ClaimStrategy s, int jobs) {
+        queuedJobs(db, jobs);
         SqlRecorder recorder = new SqlRecorder();
         PostgresJobStore store = new PostgresJobStore(recorder.wrap(db.dataSource()), s.storeOptions());
         // The worker's claim with the throughput experiment's settings: default queues and lease, batch b.
         ClaimRequest request = new ClaimRequest(WorkerSettings.DEFAULTS.queues(), WorkerId.of(WORKER), s.batch,
                 WorkerSettings.DEFAULTS.lease());
         List<Job> claimed = store.claim(request);
-        assertThat(claimed).hasSize(1);
-        // A no-op job's outcome: no result, as the floor completes it.
-        assertThat(store.complete(claimed.getFirst().fencingToken(), Optional.empty()))
-                .isInstanceOf(FencedWrite.Applied.class);
+        assertThat(claimed).hasSize(jobs);
+        // A no-op job's outcome: no result, as the floor completes it; all of one claim's in one statement.
+        List<OutcomeWrite> outcomes = claimed.stream()
+                .<OutcomeWrite>map(j -> new OutcomeWrite.Complete(j.fencingToken(), Optional.empty())).toList();
+        assertThat(store.recordOutcomes(outcomes)).allMatch(a -> a instanceof FencedWrite.Applied);
         assertThat(store.claim(request)).isEmpty();
         return recorder.executions();
     }
 
-    /** FloorExperiment's loop, on one plain connection as in the experiment, drains one job. */
-    private static List<Execution> floorRun(TestDatabase db, ClaimStrategy s, String claimSql, String completeSql,
-                                            int batch) throws SQLException {
-        oneQueuedJob(db);
+    /** FloorExperiment's loop, on one plain connection as in the experiment, drains {@code jobs} jobs. */
+    private static List<Execution> floorRun(TestDatabase db, ClaimStrategy s, String claimSql, IntFunction<String> completeSql,
+                                            int batch, int jobs) throws SQLException {
+        queuedJobs(db, jobs);
         SqlRecorder recorder = new SqlRecorder();
         AtomicLong completed = new AtomicLong();
         try (Connection c = recorder.wrap(db.newConnection())) {
             FloorExperiment.loop(c, claimSql, completeSql, WORKER, batch, completed, new AtomicLong(), new AtomicLong(), () -> false);
         }
-        assertThat(completed).as("jobs the floor completed (%s)", s).hasValue(1);
+        assertThat(completed).as("jobs the floor completed (%s)", s).hasValue(jobs);
         return recorder.executions();
     }
 
-    /** An emptied table with identities restarted, and one queued no-op job of the bench's tenant. */
-    private static void oneQueuedJob(TestDatabase db) {
+    /** An emptied table with identities restarted, and {@code jobs} queued no-op jobs of the bench's tenant. */
+    private static void queuedJobs(TestDatabase db, int jobs) {
         db.emptyTables();
         new PostgresJobStore(db.dataSource()).enqueueBatch(new NewJobBatch(TenantId.of("bench"), QueueName.DEFAULT,
-                NoopJobs.NOOP, List.of("{}"), Job.DEFAULT_MAX_ATTEMPTS, Duration.ZERO));
+                NoopJobs.NOOP, java.util.Collections.nCopies(jobs, "{}"), Job.DEFAULT_MAX_ATTEMPTS, Duration.ZERO));
     }
 }
