@@ -25,8 +25,8 @@ import org.jooq.exception.DataAccessException;
 
 /**
  * Writes runs' outcomes (done, scheduled for a retry, dead) in ONE fenced statement, however many: an
- * {@code UPDATE … FROM unnest(…)} whose join applies the fence (id, worker, attempt, state running) row by
- * row, so a stale token among them changes nothing and the others apply. A run whose job had cancelling
+ * {@code UPDATE … FROM} the outcomes ({@code unnest} of the bind arrays, or their first elements for one: see
+ * {@link #update}) whose join applies the fence (id, worker, attempt, state running) row by row, so a stale token among them changes nothing and the others apply. A run whose job had cancelling
  * requested and that did not succeed ends {@code cancelled}, not retried or dead. This is the only SQL that
  * records an outcome: {@link PostgresJobStore#complete} and {@link PostgresJobStore#fail} are batches of one,
  * and {@link #thenClaimTemplate} sends its very text before the claim loop's claim.
@@ -52,7 +52,8 @@ final class OutcomeStatement {
      * up. That index holds an entry for every lease taken since the last vacuum: under 16 busy workers each
      * one-job outcome read 3,600 buffers this way, and 21 by primary key (docs/benchmarks.md). Every statement
      * that fences runs by token arrays (the heartbeat, the release, the cancel check, the quarantine) does the
-     * same; {@code RunFencePlanTest} pins their plans.
+     * same; {@code RunFencePlanTest} pins their plans. The reaper keeps the literal: it looks for expired
+     * leases, which is what {@code jobs_leases} is for.
      */
     private static final String FENCED = """
             fenced AS (
@@ -107,7 +108,7 @@ final class OutcomeStatement {
 
     private static RenderedStatement rendered(DSLContext dsl, int n) {
         return RENDERED.computeIfAbsent(Map.entry(JobqSchema.of(dsl), n == 1), key -> RenderedStatement.render(dsl,
-                key.getKey().sql(update(n)), sampleBinds()));
+                key.getKey().sql(update(key.getValue() ? 1 : 2)), sampleBinds()));
     }
 
     /** One outcome as the statement's columns. {@code lastError} null keeps the row's (a done run's default). */

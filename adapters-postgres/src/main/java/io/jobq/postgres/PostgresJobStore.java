@@ -303,6 +303,7 @@ public final class PostgresJobStore implements JobStore {
         if (writes.isEmpty()) return new OutcomesThenClaim(List.of(), claim(req));
         if (options.lockMode() != LockMode.SKIP_LOCKED) return new OutcomesThenClaim(recordOutcomes(writes), claim(req));
         TenantCaps.EndedRuns ended = new TenantCaps.EndedRuns();
+        // Rendered for exactly these writes: the form for one outcome reads only the first of each bind array.
         RenderedStatement statement = rendered(req, writes.size());
         OutcomeStatement.WrittenThenClaimed written = run("record outcomes and claim", () -> {
             ended.clear();

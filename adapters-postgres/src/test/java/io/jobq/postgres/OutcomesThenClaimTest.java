@@ -299,7 +299,7 @@ class OutcomesThenClaimTest extends PostgresStoreTestCase {
                     while (rs.next()) {
                         String sql = rs.getString(1);
                         // the outcome statement, here its form for one outcome (see OutcomeStatement.update)
-                        if (sql.contains("AS running")) outcomesGeneric = rs.getLong(2);
+                        if (sql.contains("[1] AS id")) outcomesGeneric = rs.getLong(2);
                         else if (sql.contains("LIMIT $")) {
                             boundGeneric = rs.getLong(2);
                             boundCustom = rs.getLong(3);

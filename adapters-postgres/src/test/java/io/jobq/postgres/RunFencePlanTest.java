@@ -5,6 +5,7 @@ import static io.jobq.postgres.StoreFixtures.claim;
 import static io.jobq.postgres.StoreFixtures.job;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.jobq.application.port.OutcomeWrite;
 import io.jobq.domain.job.Job;
 import io.jobq.domain.lease.FencingToken;
 import io.jobq.postgres.ClaimPlanTest.PlanNode;
@@ -37,7 +38,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * enqueue), a fence written with the literal {@code state = 'running'} matched the partial index
  * {@code jobs_leases} and the planner walked that whole index, every lease since the last vacuum, per call
  * (see {@link OutcomeStatement}). Each statement is recorded as the store sends it and planned as PostgreSQL
- * plans it once pgjdbc has prepared it: generic, and custom for its first executions. (That the one-outcome
+ * plans it once pgjdbc has prepared it: generic, and custom for its first executions. Not here: the claim
+ * loop's text of outcomes then a claim (one text of two statements, which PREPARE refuses; its outcome
+ * statement is {@link OutcomeStatement#update}'s very text) and the quarantine (fenced the same way). (That the one-outcome
  * form keeps its generic plan instead of being planned per execution, {@code OutcomesThenClaimTest} checks.)
  */
 @ExtendWith(PostgresDatabaseExtension.class)
@@ -82,6 +85,22 @@ class RunFencePlanTest {
             assertThat(plan).as(call.getKey() + " (" + planMode + ") never walks jobs_leases or the table")
                     .noneMatch(n -> "jobs_leases".equals(n.index()) || n.type().equals("Seq Scan") && "jobs".equals(n.relation()));
         }
+    }
+
+    /** Two outcomes in one statement: its form for several, over {@code unnest}. */
+    @ParameterizedTest
+    @ValueSource(strings = {"force_generic_plan", "force_custom_plan"})
+    void theOutcomeStatementForSeveralLooksTheJobsUpByKey(String planMode) throws SQLException {
+        PostgresJobStore store = new PostgresJobStore(db.dataSource());
+        store.enqueue(job("b"));
+        Job second = store.claim(claim(W1, 1)).getFirst();
+        Recorded sent = recordOne(s -> s.recordOutcomes(List.of(new OutcomeWrite.Complete(running.fencingToken(), Optional.empty()),
+                new OutcomeWrite.Complete(second.fencingToken(), Optional.empty()))));
+        assertThat(sent.sql()).contains("unnest(");
+
+        List<PlanNode> plan = plan(sent, planMode);
+        assertThat(plan).contains(new PlanNode("Index Scan", "jobs", "jobs_pkey"));
+        assertThat(plan).noneMatch(n -> "jobs_leases".equals(n.index()) || n.type().equals("Seq Scan") && "jobs".equals(n.relation()));
     }
 
     /** The cancel check, rewritten with the others, still answers only the run that holds the job. */
@@ -134,19 +153,13 @@ class RunFencePlanTest {
             args.append(v == null ? "NULL" : "'" + v.toString().replace("'", "''") + "'");
         }
         String json;
-        try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement()) {
-            c.setAutoCommit(false); // the EXPLAIN plans only; rolled back, as is the SET
-            try {
-                st.execute("SET LOCAL plan_cache_mode = " + planMode);
-                st.execute("PREPARE fence_probe AS " + prepared);
-                try (ResultSet rs = st.executeQuery("EXPLAIN (FORMAT JSON) EXECUTE fence_probe(" + args + ")")) {
-                    rs.next();
-                    json = rs.getString(1);
-                }
-            } finally {
-                c.rollback();
-                st.execute("DEALLOCATE fence_probe"); // prepared statements outlive a rollback
-                c.setAutoCommit(true);
+        // A connection of its own, closed after: the PREPAREd probe and the setting end with its session.
+        try (Connection c = db.newConnection(); Statement st = c.createStatement()) {
+            st.execute("SET plan_cache_mode = " + planMode);
+            st.execute("PREPARE fence_probe AS " + prepared);
+            try (ResultSet rs = st.executeQuery("EXPLAIN (FORMAT JSON) EXECUTE fence_probe(" + args + ")")) {
+                rs.next();
+                json = rs.getString(1);
             }
         }
         return db.dsl().resultQuery("""
