@@ -77,6 +77,11 @@ class ClaimPlanTest {
                 planJson = rs.getString(1);
             }
         }
+        return planNodes(db, planJson);
+    }
+
+    /** The nodes of an {@code EXPLAIN (FORMAT JSON)} plan, in document order. */
+    static List<PlanNode> planNodes(TestDatabase db, String planJson) {
         // let PostgreSQL walk its own JSON: every object that has a "Node Type" is a plan node
         return db.dsl().resultQuery("""
                         SELECT n->>'Node Type', n->>'Relation Name', n->>'Index Name'

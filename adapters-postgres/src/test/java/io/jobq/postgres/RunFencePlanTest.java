@@ -162,10 +162,6 @@ class RunFencePlanTest {
                 json = rs.getString(1);
             }
         }
-        return db.dsl().resultQuery("""
-                        SELECT n->>'Node Type', n->>'Relation Name', n->>'Index Name'
-                        FROM jsonb_path_query({0}::jsonb, 'strict $.**') AS n
-                        WHERE jsonb_typeof(n) = 'object' AND n->>'Node Type' IS NOT NULL""", json)
-                .fetch(r -> new PlanNode(r.get(0, String.class), r.get(1, String.class), r.get(2, String.class)));
+        return ClaimPlanTest.planNodes(db, json);
     }
 }
