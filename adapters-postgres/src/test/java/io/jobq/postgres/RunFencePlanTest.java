@@ -50,13 +50,7 @@ class RunFencePlanTest {
 
     @BeforeAll
     static void historyAnalyzedWhileNothingRuns(TestDatabase db) {
-        db.emptyTables();
-        db.execute("INSERT INTO tenants (queue, tenant) VALUES ('default', 'history')");
-        db.execute("""
-                INSERT INTO jobs (queue, tenant, task, state, vtime, attempts, started_at, finished_at)
-                SELECT 'default', 'history', 'noop', 'done', g, 1, now(), now() FROM generate_series(1, {0}) g""", ClaimPlanTest.HISTORY);
-        db.execute("ANALYZE jobs");
-        db.execute("ANALYZE tenants");
+        ClaimPlanTest.fillHistory(db); // 100,000 done jobs, then ANALYZE: no job runs yet
     }
 
     @BeforeEach
