@@ -134,14 +134,21 @@ final class ApiClient {
         int headEnd = all.indexOf("\r\n\r\n");
         if (headEnd < 0) throw new IOException("no complete answer: " + all.length() + " bytes");
         String[] lines = all.substring(0, headEnd).split("\r\n");
-        int status = Integer.parseInt(lines[0].split(" ")[1]);
+        int status = statusCode(lines[0], all);
         Map<String, List<String>> headers = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
         for (int i = 1; i < lines.length; i++) {
             int colon = lines[i].indexOf(':');
+            if (colon < 0) throw new IOException("a header line without a colon: " + lines[i]);
             headers.computeIfAbsent(lines[i].substring(0, colon).trim(), k -> new ArrayList<>()).add(lines[i].substring(colon + 1).trim());
         }
         byte[] body = Arrays.copyOfRange(answer, headEnd + 4, answer.length);
-        if (headers.getOrDefault("Transfer-Encoding", List.of()).contains("chunked")) body = dechunk(body);
+        if (headers.getOrDefault("Transfer-Encoding", List.of()).contains("chunked")) {
+            try {
+                body = dechunk(body);
+            } catch (RuntimeException e) { // a size that is not hex, or a chunk past the end
+                throw new IOException("a malformed chunked body: " + e, e);
+            }
+        }
         String text = new String(body, StandardCharsets.UTF_8);
         JsonNode json = null;
         if (headers.getOrDefault("Content-Type", List.of("")).getFirst().startsWith("application/json")) {
@@ -152,6 +159,19 @@ final class ApiClient {
             }
         }
         return new Reply(status, java.net.http.HttpHeaders.of(headers, (k, v) -> true), text, json);
+    }
+
+    /**
+     * The status code of {@code statusLine} ({@code HTTP/1.1 400 Bad Request}).
+     *
+     * @throws IOException naming the first bytes of {@code answer} when the line is not a status line, so a
+     *     malformed answer is reported (and replayed) by the caller like a missing one, never a parse error
+     */
+    private static int statusCode(String statusLine, String answer) throws IOException {
+        String[] parts = statusLine.split(" ", 3);
+        if (parts.length >= 2 && parts[0].startsWith("HTTP/") && parts[1].matches("[1-5][0-9][0-9]")) return Integer.parseInt(parts[1]);
+        String start = answer.substring(0, Math.min(answer.length(), 200)).replace("\r", "\\r").replace("\n", "\\n");
+        throw new IOException("not an HTTP status line; the answer began: " + start);
     }
 
     private static byte[] dechunk(byte[] chunked) throws IOException {
