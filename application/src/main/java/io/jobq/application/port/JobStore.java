@@ -142,8 +142,9 @@ public interface JobStore extends ScheduleStore, ApiKeyStore {
 
     /**
      * Whether {@link #recordOutcomesThenClaim} makes both in one transaction, so that a worker's claims should
-     * carry its runs' outcomes. When false the worker's runs write their own outcomes beside its claims, which
-     * then overlap instead of following one another. Default: true.
+     * carry its runs' outcomes. When false a writer thread of the worker writes them (all those waiting in one
+     * {@link #recordOutcomes} call) beside its claims, which then overlap instead of following one another.
+     * Default: true.
      */
     default boolean claimsCarryOutcomes() {
         return true;

@@ -19,7 +19,9 @@ import org.slf4j.LoggerFactory;
  * {@link ClaimedAhead}, which starts them as slots free. The same call writes the outcomes runs have handed
  * to the {@link OutcomeBatcher} ({@link JobStore#recordOutcomesThenClaim}: one commit), since
  * a run gives its slot back only once its outcome waits here; with no outcome waiting it is a plain
- * {@link JobStore#claim}, and with no room it writes the outcomes alone. The room is the
+ * {@link JobStore#claim}, and with no room it writes the outcomes alone. (Where the store's claims cannot
+ * carry outcomes, {@link JobStore#claimsCarryOutcomes}, every claim is plain and the worker's
+ * {@link OutcomeWriter} writes the outcomes beside them.) The room is the
  * free slots plus, with {@link WorkerSettings#prefetch()}, the jobs that may wait for one. When the queues are drained
  * it sleeps until the first of: a wake-up from the {@link io.jobq.application.port.WakeupChannel}, a slot
  * freeing, a maintenance pass promoting jobs, or the fallback poll ({@link WorkerSettings#pollInterval()}).
@@ -54,6 +56,8 @@ final class ClaimLoop {
     private final ErrorReporter errors;
     private final StopLatch stop;
     private final OutageBackoff outage;
+    /** {@link JobStore#claimsCarryOutcomes}: else the worker's {@link OutcomeWriter} takes the outcomes. */
+    private final boolean carriesOutcomes;
     private boolean knowsEarlierRuns;
     private boolean claimInDoubt;
 
@@ -70,6 +74,7 @@ final class ClaimLoop {
         this.errors = errors;
         this.stop = stop;
         this.outage = OutageBackoff.of(settings);
+        this.carriesOutcomes = store.claimsCarryOutcomes();
     }
 
     /** Claims until {@code stop} is thrown (or the thread is interrupted). */
@@ -96,20 +101,20 @@ final class ClaimLoop {
         if (room == 0) {
             // An outcome whose run gave its slot back, and still no room (the runs writing their outcomes hold
             // it all): nothing will carry it, write it alone. One not handed over yet: its slot frees in a moment.
-            if (outcomes.hasHandedOver()) writeOutcomesAlone();
-            else signal.await(outcomes.hasWaiting() ? ROOM_FOR_OUTCOMES : settings.pollInterval());
+            if (carriesOutcomes && outcomes.hasHandedOver()) writeOutcomesAlone();
+            else signal.await(outcomesWaiting() ? ROOM_FOR_OUTCOMES : settings.pollInterval());
             return;
         }
         int want = Math.min(fill(room), settings.claimBatchSize());
         if (stop.isStopped() || want == 0) { // close() began while fill waited: claim nothing more
-            if (outcomes.hasWaiting()) writeOutcomesAlone();
+            if (outcomesWaiting()) writeOutcomesAlone();
             return;
         }
         // Taken before the request: the store's lease starts later than this, so a deadline counted from
         // here can only be early, never late (see LeaseKeeper).
         long sentNanos = System.nanoTime();
         ClaimRequest request = new ClaimRequest(settings.queues(), worker, want, settings.lease());
-        List<OutcomeBatcher.Pending> carried = outcomes.take();
+        List<OutcomeBatcher.Pending> carried = carriesOutcomes ? outcomes.take() : List.of();
         List<Job> jobs;
         try {
             if (carried.isEmpty()) {
@@ -124,7 +129,7 @@ final class ClaimLoop {
             claimInDoubt = true; // it may have committed before the failure reached us
             // The outcomes must not share the claim's fate (a claim can fail where a plain write would not):
             // they are written alone at once, and only if that fails too go back to their runs to retry.
-            writeAlone(carried, e);
+            outcomes.writeAlone(carried, e, errors);
             backOff(e);
             return;
         } finally {
@@ -136,7 +141,12 @@ final class ClaimLoop {
             ahead.add(jobs, sentNanos);
         }
         // A short batch means the queues are drained: wait for news. A full one: go again at once.
-        if (jobs.size() < want && !outcomes.hasWaiting()) signal.await(settings.pollInterval());
+        if (jobs.size() < want && !outcomesWaiting()) signal.await(settings.pollInterval());
+    }
+
+    /** Whether outcomes wait for this loop to carry them (never where an {@link OutcomeWriter} takes them). */
+    private boolean outcomesWaiting() {
+        return carriesOutcomes && outcomes.hasWaiting();
     }
 
     /** Writes the outcomes handed over in one statement, with no claim (there is no room for one). */
@@ -144,24 +154,9 @@ final class ClaimLoop {
         List<OutcomeBatcher.Pending> carried = outcomes.takeHandedOver();
         if (carried.isEmpty()) return;
         try {
-            writeAlone(carried, null);
+            outcomes.writeAlone(carried, null, errors);
         } finally {
             OutcomeBatcher.failUnanswered(carried);
-        }
-    }
-
-    /**
-     * Writes {@code carried} in one statement of their own and answers them; if that throws, fails them with
-     * {@code earlier} (what the call carrying them threw), or else with what it threw. Their runs report the
-     * failure and try again (the fences make that safe); no back-off here.
-     */
-    private void writeAlone(List<OutcomeBatcher.Pending> carried, Throwable earlier) {
-        if (carried.isEmpty()) return;
-        try {
-            OutcomeBatcher.answer(carried, store.recordOutcomes(OutcomeBatcher.writes(carried)));
-        } catch (Throwable e) {
-            OutcomeBatcher.fail(carried, earlier != null ? earlier : e);
-            errors.fatalIfSo("store call", e);
         }
     }
 

@@ -31,12 +31,15 @@ import java.util.concurrent.TimeUnit;
  * safe, and nothing is lost meanwhile, since the runs' leases stand until they lapse).
  *
  * <p>An outcome is written on its run's own thread instead ({@link JobStore#recordOutcomes}, one statement)
- * when the claim loop is not claiming (before start, after {@link #stopRiding}, at shutdown), with a store whose
- * claims cannot carry outcomes ({@link JobStore#claimsCarryOutcomes}: then riding never starts), and when the claim
+ * when the claim loop is not claiming (before start, after {@link #stopRiding}, at shutdown), and when the claim
  * loop has not taken it within {@code waitForClaimLoop} (it is stuck in a slow store call or an outage's
  * back-off): a watchdog on the worker's timer hands such outcomes back to their runs, so none waits much longer
  * than that (at most half as long again) for the claim loop to take it. Once taken, it waits for the claim
  * loop's store call, as long as that call takes (bounded by the connection's timeouts).
+ *
+ * <p>Where the store's claims cannot carry outcomes ({@link JobStore#claimsCarryOutcomes} false), an
+ * {@link OutcomeWriter} takes them instead of the claim loop, and writes them alone; what is said here of the
+ * claim loop holds for it.
  *
  * <p>Why a watchdog and not a timed wait per run: a virtual thread's timed wait registers with, and then
  * cancels from, the JDK's delay scheduler and wakes its thread; at thousands of jobs a second a profile of 16
@@ -74,7 +77,8 @@ final class OutcomeBatcher {
     /**
      * @param maxBatch most outcomes in one statement
      * @param waitForClaimLoop how long an outcome waits for the claim loop to take it before its run writes it
-     * @param claimLoop signalled whenever an outcome is handed over
+     * @param claimLoop signalled whenever an outcome is handed over: the claim loop's signal, or the
+     *     {@link OutcomeWriter}'s where claims cannot carry outcomes
      */
     OutcomeBatcher(JobStore store, int maxBatch, Duration waitForClaimLoop, WakeSignal claimLoop) {
         this.store = store;
@@ -169,6 +173,22 @@ final class OutcomeBatcher {
 
     private FencedWrite direct(OutcomeWrite write) {
         return store.recordOutcomes(List.of(write)).getFirst();
+    }
+
+    /**
+     * Writes {@code taken} in one statement of their own ({@link JobStore#recordOutcomes}) and answers them; if
+     * that throws, fails them with {@code earlier} (what a call that carried them before threw) or else with what
+     * it threw, and hands the throwable to {@code errors} in case the JVM cannot be trusted after it. Their runs
+     * report a failure and try again (the fences make that safe); no back-off here.
+     */
+    void writeAlone(List<Pending> taken, Throwable earlier, ErrorReporter errors) {
+        if (taken.isEmpty()) return;
+        try {
+            answer(taken, store.recordOutcomes(writes(taken)));
+        } catch (Throwable e) {
+            fail(taken, earlier != null ? earlier : e);
+            errors.fatalIfSo("store call", e);
+        }
     }
 
     /**

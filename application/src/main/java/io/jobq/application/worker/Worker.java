@@ -41,9 +41,11 @@ import org.slf4j.LoggerFactory;
  *       <td>runs the handler under its task's timeout</td></tr>
  *   <tr><td>{@link OutcomeRecorder}</td><td>the run's thread</td><td>writes done, or failed as the worker's
  *       {@link RetryPolicy} decides; fenced, with retries</td></tr>
- *   <tr><td>{@link OutcomeBatcher}</td><td>the run's, the claim loop's, and the timer</td><td>holds the outcomes
+ *   <tr><td>{@link OutcomeBatcher}</td><td>the run's, the claim loop's (or the writer's), and the timer</td><td>holds the outcomes
  *       runs hand over until the claim loop writes them with its next claim (group commit); each run waits for its
  *       own; the timer hands back those the claim loop leaves waiting too long</td></tr>
+ *   <tr><td>{@link OutcomeWriter}</td><td>one platform thread, where the store's claims cannot carry outcomes</td>
+ *       <td>writes the outcomes handed over, all those waiting in one statement, beside the claims</td></tr>
  *   <tr><td>{@link LeaseKeeper}</td><td>one platform thread, and the timer</td><td>heartbeats every lease in hand in
  *       one statement; flags leases in jeopardy</td></tr>
  *   <tr><td>{@link Maintainer}</td><td>one platform thread, if enabled</td><td>when it gets the queue's upkeep
@@ -115,7 +117,10 @@ public final class Worker implements AutoCloseable {
     private final Maintainer maintainer;
     private final ScheduleFirer scheduleFirer;
     private final OutcomeBatcher outcomes;
+    /** Present where the store's claims cannot carry outcomes: it writes them instead of the claim loop. */
+    private final Optional<OutcomeWriter> outcomeWriter;
     private volatile Thread claimThread;
+    private volatile Thread outcomeThread;
     private volatile Thread heartbeatThread;
     private volatile Thread maintenanceThread;
     private volatile Thread scheduleThread;
@@ -132,7 +137,11 @@ public final class Worker implements AutoCloseable {
         this.listener = b.listener;
         this.errors = new ErrorReporter(id, listener, b.fatalErrors);
         this.runs = new RunsInHand(settings.concurrency(), settings.outcomeBatchSize(), claimSignal);
-        this.outcomes = new OutcomeBatcher(store, settings.outcomeBatchSize(), waitForClaimLoop(settings), claimSignal);
+        // Hand-overs wake whoever takes the outcomes: the claim loop, or a writer of their own (see OutcomeWriter).
+        WakeSignal handedOver = store.claimsCarryOutcomes() ? claimSignal : new WakeSignal();
+        this.outcomes = new OutcomeBatcher(store, settings.outcomeBatchSize(), waitForClaimLoop(settings), handedOver);
+        this.outcomeWriter = store.claimsCarryOutcomes() ? Optional.empty()
+                : Optional.of(new OutcomeWriter(outcomes, handedOver, errors));
         OutcomeRecorder recorder = new OutcomeRecorder(outcomes, b.retryPolicy, listener, errors, b.clock, () -> abandoning, runs);
         this.runner = new JobRunner(id, handlers, settings, runs, recorder, b.mapper, b.clock, listener, errors,
                 () -> abandoning);
@@ -331,8 +340,10 @@ public final class Worker implements AutoCloseable {
             scheduleThread = Thread.ofPlatform().daemon(true).name("jobq-schedules-" + id).start(() -> errors.keepRunning(
                     "schedule loop", scheduleFirer::loop, backgroundStopped, OutageBackoff.of(settings)));
         }
-        // A store that cannot make an outcome and a claim one commit: the runs write their own, beside the claims.
-        if (store.claimsCarryOutcomes()) outcomes.startRiding(timer);
+        // Outcomes wait for the claim loop's next claim, or, where a claim cannot carry them, for the writer.
+        outcomes.startRiding(timer);
+        outcomeWriter.ifPresent(w -> outcomeThread = Thread.ofPlatform().daemon(true).name("jobq-outcomes-" + id)
+                .start(() -> errors.keepRunning("outcome writer", w::loop, backgroundStopped, OutageBackoff.of(settings))));
         // at once rather than at the first heartbeat period, and off this thread: start() must not wait on the store
         Thread.ofVirtual().name("jobq-announce-" + id).start(this::announce);
         claimThread = Thread.ofPlatform().daemon(true).name("jobq-claim-" + id).start(claimLoop::loop);
@@ -377,6 +388,7 @@ public final class Worker implements AutoCloseable {
         long deadline = System.nanoTime() + settings.gracePeriod().toNanos();
         claimingStopped.stop();
         outcomes.stopRiding(); // the runs in hand write their own outcomes from here on
+        outcomeWriter.ifPresent(OutcomeWriter::stop); // it finishes a write under way, no more
         // Jobs waiting for a slot go back at once (not after the runs in hand, nor abandoned with them).
         giveBackClaimedAhead();
         boolean interrupted = false;
@@ -411,6 +423,7 @@ public final class Worker implements AutoCloseable {
             backgroundStopped.stop();
             leaseKeeper.beatSoon(); // wakes the heartbeat thread, so it sees the stop now
             joinQuietly(heartbeatThread, STOP_MARGIN);
+            joinQuietly(outcomeThread, STOP_MARGIN);
             joinQuietly(maintenanceThread, STOP_MARGIN);
             joinQuietly(scheduleThread, STOP_MARGIN);
             timer.shutdownNow();

@@ -175,22 +175,6 @@ class ClaimLoopTest extends WorkerFixture {
     }
 
     /**
-     * A store that cannot make an outcome and a claim one commit (PostgreSQL under {@code FOR UPDATE}, whose
-     * claim may wait on locks) gets each outcome from its run, beside the claims, never inside one.
-     */
-    @Test
-    void whereClaimsCannotCarryOutcomesEachRunWritesItsOwn() {
-        store.setClaimsCarryOutcomes(false);
-        List<JobId> ids = new java.util.ArrayList<>();
-        for (int i = 0; i < 5; i++) ids.add(enqueue("noop", "{}"));
-        start(FAST.toBuilder().concurrency(1).claimBatchSize(1).maintenanceEnabled(false).build());
-        for (JobId id : ids) awaitState(id, JobState.DONE);
-
-        Await.until(SOON, "every outcome's call counted", () -> store.calls("recordOutcomes") == 5);
-        assertThat(store.calls("recordOutcomesThenClaim")).isZero();
-    }
-
-    /**
      * The one call carrying a run's failure and the next claim commits, and its answer is lost. The run is
      * answered with the failure, tries again, finds its job as its own write left it (scheduled for a retry,
      * at its attempt, with its error) and reports the failure recorded, not discarded; the job the call
