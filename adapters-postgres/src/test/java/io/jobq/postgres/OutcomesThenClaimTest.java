@@ -82,7 +82,7 @@ class OutcomesThenClaimTest extends PostgresStoreTestCase {
 
         assertThat(counter.count()).as("statements sent").isEqualTo(2);
         assertThat(both.answers()).singleElement().isInstanceOf(FencedWrite.Applied.class);
-        // and a worker on it has its runs write their own outcomes, beside the claims
+        // and a worker on it has a writer thread write the outcomes, beside the claims (OutcomeWriter)
         assertThat(waiting.claimsCarryOutcomes()).isFalse();
         assertThat(store.claimsCarryOutcomes()).isTrue();
         assertThat(both.claimed()).hasSize(2);

@@ -393,17 +393,21 @@ class WorkerIntegrationTest {
          * 4 workers (4 slots each, a pool of their own each, as separate processes would have) over 2,000
          * jobs of 4 tenants, by index i: i % 20 in 0..11 succeed (1,200), 12..15 fail once then succeed
          * (400), 16..18 fail permanently (300), 19 sleep 20 ms then succeed (100). Every run writes a
-         * side-effect row keyed by (job, attempt) before it returns or throws.
+         * side-effect row keyed by (job, attempt) before it returns or throws. In each lock mode: under
+         * {@code FOR UPDATE} a writer thread per worker writes the outcomes, under {@code SKIP LOCKED} the
+         * claims carry them.
          */
-        @Test
-        void fourWorkersRunTwoThousandMixedJobsToDoneOrDeadAndEachSuccessHappensOnce() {
+        @ParameterizedTest
+        @EnumSource(LockMode.class)
+        void fourWorkersRunTwoThousandMixedJobsToDoneOrDeadAndEachSuccessHappensOnce(LockMode mode) {
+            db.execute("DROP TABLE IF EXISTS side_effects"); // the other mode's run
             db.execute("CREATE TABLE side_effects (job_id bigint, attempt int, outcome text, PRIMARY KEY (job_id, attempt))");
             SideEffects effects = new SideEffects(pool(6));
             handlers.register("effect", effects);
             List<Started> started = new ArrayList<>();
             for (int i = 0; i < WORKERS; i++) {
-                JobStore own = new PostgresJobStore(pool(4), PostgresJobStore.Options.DEFAULTS);
-                started.add(start(own, SHORT.toBuilder().workerId(WorkerId.of("load-" + i)).build()));
+                JobStore own = new PostgresJobStore(pool(4), PostgresJobStore.Options.DEFAULTS.withLockMode(mode));
+                started.add(start(own, SHORT.toBuilder().workerId(WorkerId.of("load-" + mode + "-" + i)).build()));
             }
 
             for (int t = 0; t < 4; t++) {

@@ -142,8 +142,9 @@ public interface JobStore extends ScheduleStore, ApiKeyStore {
 
     /**
      * Whether {@link #recordOutcomesThenClaim} makes both in one transaction, so that a worker's claims should
-     * carry its runs' outcomes. When false a writer thread of the worker writes them (all those waiting in one
-     * {@link #recordOutcomes} call) beside its claims, which then overlap instead of following one another.
+     * carry its runs' outcomes. When false a writer thread of the worker writes them (those waiting, up to its
+     * outcome batch size, in one {@link #recordOutcomes} call) beside its claims, which then overlap instead of
+     * following one another.
      * Default: true.
      */
     default boolean claimsCarryOutcomes() {

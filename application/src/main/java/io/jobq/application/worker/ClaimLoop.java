@@ -56,13 +56,14 @@ final class ClaimLoop {
     private final ErrorReporter errors;
     private final StopLatch stop;
     private final OutageBackoff outage;
-    /** {@link JobStore#claimsCarryOutcomes}: else the worker's {@link OutcomeWriter} takes the outcomes. */
+    /** {@link JobStore#claimsCarryOutcomes}, as the worker read it: else its {@link OutcomeWriter} takes the outcomes. */
     private final boolean carriesOutcomes;
     private boolean knowsEarlierRuns;
     private boolean claimInDoubt;
 
     ClaimLoop(JobStore store, WorkerId worker, WorkerSettings settings, RunsInHand runs, ClaimedAhead ahead,
-            OutcomeBatcher outcomes, WakeSignal signal, WorkerListener listener, ErrorReporter errors, StopLatch stop) {
+            OutcomeBatcher outcomes, boolean carriesOutcomes, WakeSignal signal, WorkerListener listener, ErrorReporter errors,
+            StopLatch stop) {
         this.store = store;
         this.worker = worker;
         this.settings = settings;
@@ -74,7 +75,7 @@ final class ClaimLoop {
         this.errors = errors;
         this.stop = stop;
         this.outage = OutageBackoff.of(settings);
-        this.carriesOutcomes = store.claimsCarryOutcomes();
+        this.carriesOutcomes = carriesOutcomes;
     }
 
     /** Claims until {@code stop} is thrown (or the thread is interrupted). */
@@ -151,13 +152,7 @@ final class ClaimLoop {
 
     /** Writes the outcomes handed over in one statement, with no claim (there is no room for one). */
     private void writeOutcomesAlone() {
-        List<OutcomeBatcher.Pending> carried = outcomes.takeHandedOver();
-        if (carried.isEmpty()) return;
-        try {
-            outcomes.writeAlone(carried, null, errors);
-        } finally {
-            OutcomeBatcher.failUnanswered(carried);
-        }
+        outcomes.writeWaitingAlone(true, errors);
     }
 
     /**

@@ -192,7 +192,20 @@ final class OutcomeBatcher {
     }
 
     /**
-     * For the claim loop: takes up to {@code maxBatch} waiting outcomes, of distinct jobs (a second attempt of
+     * Takes the outcomes waiting ({@link #take}, or with {@code onlyHandedOver} {@link #takeHandedOver}) and
+     * writes them alone ({@link #writeAlone}); whatever happens, each taken is answered or failed.
+     */
+    void writeWaitingAlone(boolean onlyHandedOver, ErrorReporter errors) {
+        List<Pending> taken = onlyHandedOver ? takeHandedOver() : take();
+        try {
+            writeAlone(taken, null, errors);
+        } finally {
+            failUnanswered(taken);
+        }
+    }
+
+    /**
+     * For the claim loop (or the writer): takes up to {@code maxBatch} waiting outcomes, of distinct jobs (a second attempt of
      * a job in this worker waits for the next statement), in the order they were handed over. The caller must
      * answer every one, whatever happens.
      */
@@ -267,7 +280,7 @@ final class OutcomeBatcher {
     }
 
     /**
-     * The claim loop's last guard, after every statement that carried {@code taken}: fails any of them still
+     * The taker's last guard (the claim loop's or the writer's), after every statement that carried {@code taken}: fails any of them still
      * unanswered (whatever was thrown where, even an Error), so no run waits for an answer that never comes.
      * The exception is made only then: on the hot path all are answered, and a stack trace per claim showed
      * in profiles.
@@ -275,7 +288,7 @@ final class OutcomeBatcher {
     static void failUnanswered(List<Pending> taken) {
         for (Pending p : taken) {
             if (!p.answer.isDone()) {
-                fail(taken, new IllegalStateException("the claim loop did not answer this outcome"));
+                fail(taken, new IllegalStateException("the statement carrying this outcome did not answer it"));
                 return;
             }
         }

@@ -144,7 +144,7 @@ final class OutcomeRecorder {
         for (int attempt = 1; ; attempt++) {
             try {
                 FencedWrite result = outcomes.write(write, handedOver);
-                // Also on the first try: the claim loop writes again, alone, what a call of its own that threw carried.
+                // Also on the first try: the claim loop writes again, alone, what a claim of its own that threw carried.
                 if (result instanceof FencedWrite.Rejected r && r.current().filter(j -> showsThisWrite(j, write)).isPresent()) {
                     return Optional.of(new FencedWrite.Applied(r.current().get()));
                 }

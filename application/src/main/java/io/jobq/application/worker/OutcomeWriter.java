@@ -2,7 +2,6 @@ package io.jobq.application.worker;
 
 import io.jobq.application.port.JobStore;
 import java.time.Duration;
-import java.util.List;
 
 /**
  * Takes the outcomes runs hand to the {@link OutcomeBatcher} and writes them, when the store's claims cannot
@@ -16,12 +15,14 @@ import java.util.List;
  * blocking row of the bench, and a run's write on its virtual thread costs a park, a poller registration and
  * a wake-up per round trip (async-profiler: about a third of the JVM's CPU at 8 blocking single-slot
  * workers). With this thread, alternated invocations of {@code throughput --workers 4,8} (blocking row,
- * jobq alone) read 1,045–1,290 jobs/s at 8 workers against 732–891 jobs/s.
+ * jobq alone) read 995–1,286 jobs/s at 8 workers against 732–891 jobs/s (docs/benchmarks.md has the
+ * pairs beside the floor).
  *
  * <p>A write that throws fails the outcomes it carried: their runs report it and try again (the fences make
  * that safe; see {@link OutcomeRecorder}); nothing is retried here, and nothing is lost, since the runs' leases
  * stand until they lapse. The batcher's watchdog hands back what this thread leaves waiting too long (stuck in
- * a slow call), as it does for the claim loop.
+ * a slow call) to the runs, which then write their own, as it does for the claim loop (see
+ * {@link Worker#waitForClaimLoop}).
  */
 final class OutcomeWriter {
     /** The fallback wait for a hand-over's signal; every hand-over signals, so this only bounds a missed one. */
@@ -44,15 +45,13 @@ final class OutcomeWriter {
         while (true) {
             if (!outcomes.hasWaiting()) {
                 if (stopped) return;
+                // Nothing of the worker interrupts this thread; should something, the flag would make every wait
+                // return at once (a busy loop) and fail the next write: only stop() ends this loop.
+                Thread.interrupted();
                 handedOver.await(IDLE_CHECK);
                 continue;
             }
-            List<OutcomeBatcher.Pending> taken = outcomes.take();
-            try {
-                outcomes.writeAlone(taken, null, errors);
-            } finally {
-                OutcomeBatcher.failUnanswered(taken);
-            }
+            outcomes.writeWaitingAlone(false, errors);
         }
     }
 

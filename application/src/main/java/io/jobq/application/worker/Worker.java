@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
  *   <caption>The roles and their threads</caption>
  *   <tr><th>role</th><th>thread</th><th>does</th></tr>
  *   <tr><td>{@link ClaimLoop}</td><td>one platform thread</td><td>claims up to the free slots (plus
- *       {@link WorkerSettings#prefetch()}) in one commit that also writes the outcomes waiting, and adopts
+ *       {@link WorkerSettings#prefetch()}) in one commit that also writes the outcomes waiting (unless an
+ *       {@link OutcomeWriter} writes them), and adopts
  *       a claim whose answer was lost</td></tr>
  *   <tr><td>{@link ClaimedAhead}</td><td>the thread that frees a slot</td><td>holds claimed jobs until a
  *       slot frees and starts them; gives back those still waiting at shutdown</td></tr>
@@ -137,17 +138,19 @@ public final class Worker implements AutoCloseable {
         this.listener = b.listener;
         this.errors = new ErrorReporter(id, listener, b.fatalErrors);
         this.runs = new RunsInHand(settings.concurrency(), settings.outcomeBatchSize(), claimSignal);
-        // Hand-overs wake whoever takes the outcomes: the claim loop, or a writer of their own (see OutcomeWriter).
-        WakeSignal handedOver = store.claimsCarryOutcomes() ? claimSignal : new WakeSignal();
+        // Asked once: whoever takes the outcomes (the claim loop, or a writer of their own: see OutcomeWriter)
+        // is the one the hand-overs wake, and the claim loop must know whether it is that one.
+        boolean claimsCarryOutcomes = store.claimsCarryOutcomes();
+        WakeSignal handedOver = claimsCarryOutcomes ? claimSignal : new WakeSignal();
         this.outcomes = new OutcomeBatcher(store, settings.outcomeBatchSize(), waitForClaimLoop(settings), handedOver);
-        this.outcomeWriter = store.claimsCarryOutcomes() ? Optional.empty()
-                : Optional.of(new OutcomeWriter(outcomes, handedOver, errors));
+        this.outcomeWriter = claimsCarryOutcomes ? Optional.empty() : Optional.of(new OutcomeWriter(outcomes, handedOver, errors));
         OutcomeRecorder recorder = new OutcomeRecorder(outcomes, b.retryPolicy, listener, errors, b.clock, () -> abandoning, runs);
         this.runner = new JobRunner(id, handlers, settings, runs, recorder, b.mapper, b.clock, listener, errors,
                 () -> abandoning);
         this.ahead = new ClaimedAhead(runs, runner, settings, listener, errors);
         runs.onSlotFreed(ahead::dispatch);
-        this.claimLoop = new ClaimLoop(store, id, settings, runs, ahead, outcomes, claimSignal, listener, errors, claimingStopped);
+        this.claimLoop = new ClaimLoop(store, id, settings, runs, ahead, outcomes, claimsCarryOutcomes, claimSignal, listener,
+                errors, claimingStopped);
         this.leaseKeeper = new LeaseKeeper(store, settings, runs, ahead, listener, errors, backgroundStopped, this::announce);
         this.maintainer = new Maintainer(store, b.retryPolicy, id, settings, leaseKeeper, claimSignal, listener, errors,
                 backgroundStopped);
@@ -401,6 +404,7 @@ public final class Worker implements AutoCloseable {
             claimSignal.signal();
             wakeups.ifPresent(this::closeQuietly);
             claimThread.join(remaining(deadline));
+            if (outcomeThread != null) outcomeThread.join(remaining(deadline)); // stopped above: a write under way, if any
             giveBackClaimedAhead(); // what a claim in flight brought
             // All slots free means every run has finished and recorded (or discarded) its outcome.
             boolean drained = runs.awaitAllFree(remaining(deadline));
@@ -423,7 +427,6 @@ public final class Worker implements AutoCloseable {
             backgroundStopped.stop();
             leaseKeeper.beatSoon(); // wakes the heartbeat thread, so it sees the stop now
             joinQuietly(heartbeatThread, STOP_MARGIN);
-            joinQuietly(outcomeThread, STOP_MARGIN);
             joinQuietly(maintenanceThread, STOP_MARGIN);
             joinQuietly(scheduleThread, STOP_MARGIN);
             timer.shutdownNow();
@@ -461,10 +464,18 @@ public final class Worker implements AutoCloseable {
 
     /**
      * How long an outcome waits for the claim loop to carry it before its run writes it alone: twice the fill
-     * wait plus 100 ms, far more than a claim loop that is not stuck in the store takes to come round.
+     * wait plus 100 ms, far more than a claim loop that is not stuck in the store takes to come round. The
+     * {@link OutcomeWriter} gets the same: it never waits to fill a batch, so a write of its own slower than
+     * this (a store in trouble) hands what queued behind it back to the runs, which write one by one, as
+     * they did before it.
      */
     static Duration waitForClaimLoop(WorkerSettings settings) {
         return settings.batchFillWait().multipliedBy(2).plusMillis(100);
+    }
+
+    /** How many handed-over outcomes wait for their taker (for tests). */
+    int outcomesWaiting() {
+        return outcomes.waiting();
     }
 
     private void abandonInHand() {

@@ -109,8 +109,9 @@ import java.util.function.Supplier;
  * Test hooks: {@link #setAvailable(boolean)} simulates an outage (every call throws
  * {@link StoreUnavailableException}), {@link #setAvailable(String, boolean)} one of a single method;
  * {@link #loseNextAnswer} lets a call commit and then throw; {@link #throwOnNextCall} makes one call throw what a test
- * chooses (an Error, say); {@link #gate} holds one method's calls back; {@link #atomically(Supplier)} runs several steps with no
- * other call in between; {@link #calls(String)} counts calls per method.
+ * chooses (an Error, say); {@link #gate} holds one method's calls back ({@link #waitingAtGate} counts them);
+ * {@link #atomically(Supplier)} runs several steps with no other call in between; {@link #calls(String)} counts calls per method and
+ * {@link #callers} names the threads that made them.
  */
 public final class InMemoryJobStore implements JobStore {
     private final InstantSource clock;
@@ -125,6 +126,8 @@ public final class InMemoryJobStore implements JobStore {
     private final Set<String> lostAnswers = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final Set<String> downMethods = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final Map<String, CountDownLatch> gates = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, AtomicInteger> atGate = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, Set<String>> callers = new java.util.concurrent.ConcurrentHashMap<>();
     private long nextId = 1;
 
     /** An empty store whose {@code now()} is {@code clock}. */
@@ -202,6 +205,17 @@ public final class InMemoryJobStore implements JobStore {
     public int calls(String method) {
         AtomicInteger n = calls.get(method);
         return n == null ? 0 : n.get();
+    }
+
+    /** How many calls of {@code method} wait at its {@link #gate} now. */
+    public int waitingAtGate(String method) {
+        AtomicInteger n = atGate.get(method);
+        return n == null ? 0 : n.get();
+    }
+
+    /** The names of the threads that have called {@code method} so far. */
+    public Set<String> callers(String method) {
+        return Set.copyOf(callers.getOrDefault(method, Set.of()));
     }
 
     /**
@@ -874,8 +888,16 @@ public final class InMemoryJobStore implements JobStore {
     // --- internals ----------------------------------------------------------------------------
 
     private <T> T tx(String method, Supplier<T> body) {
+        callers.computeIfAbsent(method, m -> java.util.concurrent.ConcurrentHashMap.newKeySet()).add(Thread.currentThread().getName());
         CountDownLatch gate = gates.get(method);
-        if (gate != null) awaitGate(gate);
+        if (gate != null) {
+            atGate.computeIfAbsent(method, m -> new AtomicInteger()).incrementAndGet();
+            try {
+                awaitGate(gate);
+            } finally {
+                atGate.get(method).decrementAndGet();
+            }
+        }
         // Counted under the lock, so a test that sees a call counted knows its body has run or is running
         // to completion before any other call: e.g. an enqueue after "one claim counted" cannot slip into it.
         lock.lock();

@@ -155,7 +155,7 @@ class OutcomeBatcherTest {
         Future<FencedWrite> forgotten = answers.get(taken.get(1).write().token().job());
         assertThat(answered.get(SOON.toSeconds(), TimeUnit.SECONDS)).isInstanceOf(FencedWrite.Applied.class);
         assertThatThrownBy(() -> forgotten.get(SOON.toSeconds(), TimeUnit.SECONDS))
-                .hasMessageContaining("the claim loop did not answer this outcome");
+                .hasMessageContaining("the statement carrying this outcome did not answer it");
     }
 
     @Test

@@ -3,9 +3,10 @@ package io.jobq.application.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jobq.application.fake.Await;
+import io.jobq.application.port.StoreUnavailableException;
 import io.jobq.domain.job.JobId;
 import io.jobq.domain.job.JobState;
-import java.time.Duration;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -17,22 +18,21 @@ import org.junit.jupiter.api.Test;
 /**
  * {@link OutcomeWriter}: with a store whose claims cannot carry outcomes (PostgreSQL under {@code FOR UPDATE},
  * whose claim may wait on locks), the outcomes are written beside the claims, never inside one, by one thread
- * of the worker, which writes every outcome waiting in one call, and which ends with the worker.
+ * of the worker, which writes every outcome waiting in one call, answers each run, and ends with the worker.
  */
 class OutcomeWriterTest extends WorkerFixture {
 
     @Test
-    void outcomesAreWrittenBesideTheClaimsByTheWorkersWriterThread() {
+    void theWorkersWriterThreadWritesTheOutcomesBesideTheClaims() {
         store.setClaimsCarryOutcomes(false);
         List<JobId> ids = new ArrayList<>();
         for (int i = 0; i < 5; i++) ids.add(enqueue("noop", "{}"));
         Worker worker = start(FAST.toBuilder().concurrency(1).claimBatchSize(1).maintenanceEnabled(false).build());
         String writer = "jobq-outcomes-" + worker.id();
-        assertThat(threadNamed(writer)).as("the writer thread runs").isTrue();
         for (JobId id : ids) awaitState(id, JobState.DONE);
 
-        Await.until(SOON, "every outcome written", () -> store.calls("complete") == 5);
-        assertThat(store.calls("recordOutcomes")).as("calls writing them, one or more outcomes each").isBetween(1, 5);
+        Await.until(SOON, "every run answered and reported done", () -> events.completed.size() == 5);
+        assertThat(store.callers("recordOutcomes")).as("threads that wrote outcomes").containsExactly(writer);
         assertThat(store.calls("recordOutcomesThenClaim")).isZero();
         worker.close();
         assertThat(threadNamed(writer)).as("the writer thread ends with the worker").isFalse();
@@ -44,13 +44,11 @@ class OutcomeWriterTest extends WorkerFixture {
      * outcomes make four.
      */
     @Test
-    void oneWriteCarriesEveryOutcomeWaiting() throws InterruptedException {
+    void oneWriteCarriesEveryOutcomeWaiting() {
         store.setClaimsCarryOutcomes(false);
         Semaphore steps = new Semaphore(0);
-        AtomicInteger returned = new AtomicInteger();
         handlers.register("step", ctx -> {
             steps.acquire();
-            returned.incrementAndGet();
             return Optional.empty();
         });
         List<JobId> ids = new ArrayList<>();
@@ -59,23 +57,36 @@ class OutcomeWriterTest extends WorkerFixture {
         store.gate("recordOutcomes", gate);
         // The longest fill wait keeps the batcher's watchdog (twice it, plus 100 ms) from handing the waiting
         // outcomes back to their runs while the gate holds the first write.
-        start(FAST.toBuilder().concurrency(4).claimBatchSize(4).batchFillWait(WorkerSettings.MAX_BATCH_FILL_WAIT)
+        Worker worker = start(FAST.toBuilder().concurrency(4).claimBatchSize(4).batchFillWait(WorkerSettings.MAX_BATCH_FILL_WAIT)
                 .maintenanceEnabled(false).build());
         Await.until(SOON, "4 jobs claimed", () -> events.claimedJobs() == 4);
 
         steps.release(1);
-        Await.until(SOON, "the first handler returned", () -> returned.get() == 1);
-        Thread.sleep(200); // its outcome is handed over and taken; the write waits at the gate
+        Await.until(SOON, "the first outcome's write held at the store", () -> store.waitingAtGate("recordOutcomes") == 1);
         steps.release(3);
-        Await.until(SOON, "every handler returned", () -> returned.get() == 4);
-        Thread.sleep(200); // their outcomes are handed over and wait behind that write
+        Await.until(SOON, "three outcomes waiting behind it", () -> worker.outcomesWaiting() == 3);
         gate.countDown();
         for (JobId id : ids) awaitState(id, JobState.DONE);
 
-        // Two: the first outcome, then the three that waited, in one call. One, should the writer come round
-        // only after all four were handed over (a slow machine); never one call per outcome.
-        assertThat(store.calls("recordOutcomes")).as("calls writing the 4 outcomes").isBetween(1, 2);
+        Await.until(SOON, "every run answered and reported done", () -> events.completed.size() == 4);
+        assertThat(store.calls("recordOutcomes")).as("the first outcome, then the three that waited, in one call").isEqualTo(2);
         assertThat(store.calls("recordOutcomesThenClaim")).isZero();
+    }
+
+    /** A write that fails fails its outcomes to their runs, which write them again; the writer goes on. */
+    @Test
+    void aFailedWriteIsTriedAgainByItsRunsAndTheWriterGoesOn() {
+        store.setClaimsCarryOutcomes(false);
+        store.throwOnNextCall("recordOutcomes", new StoreUnavailableException("recordOutcomes", new IOException("cut")));
+        JobId first = enqueue("noop", "{}");
+        start(FAST.toBuilder().concurrency(1).claimBatchSize(1).maintenanceEnabled(false).build());
+
+        awaitState(first, JobState.DONE);
+        Await.until(SOON, "the failure reported by the run", () -> events.storeErrors("complete") >= 1);
+        JobId later = enqueue("noop", "{}");
+        wakeups.wakeAll();
+        awaitState(later, JobState.DONE);
+        Await.until(SOON, "both runs answered and reported done", () -> events.completed.size() == 2);
     }
 
     private static boolean threadNamed(String name) {
