@@ -65,6 +65,7 @@ import org.jooq.Field;
 import org.jooq.Record;
 import org.jooq.Result;
 import org.jooq.ResultQuery;
+import org.jooq.conf.SettingsTools;
 import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
 import org.slf4j.Logger;
@@ -92,41 +93,63 @@ public final class PostgresJobStore implements JobStore {
      *     warning that autovacuum is off is logged all the same). Default: 1 min, autovacuum's own naptime.
      * @param schema the schema holding jobq's tables (migrated there by {@link Migrations}). Default:
      *     {@link JobqSchema#DEFAULT}.
+     * @param readTimeout the longest each statement of a read for people (listings, counts, the dashboard's
+     *     aggregates) may run before it is cancelled (JDBC's query timeout, and for a listing's cursor the
+     *     server's statement_timeout per fetch: whole seconds, at least 1): a slow read on a huge
+     *     table then answers {@link StoreUnavailableException} (HTTP 503) instead of holding a pooled
+     *     connection that enqueues need. The queue's own statements (enqueue, claim, outcomes, upkeep) have
+     *     none. Default: 30 s.
      */
-    public record Options(ClaimOrder claimOrder, LockMode lockMode, Optional<Duration> selfVacuumInterval, JobqSchema schema) {
+    public record Options(ClaimOrder claimOrder, LockMode lockMode, Optional<Duration> selfVacuumInterval, JobqSchema schema,
+            Duration readTimeout) {
+        public static final Duration DEFAULT_READ_TIMEOUT = Duration.ofSeconds(30);
         public static final Options DEFAULTS = new Options(ClaimOrder.FAIR, LockMode.SKIP_LOCKED,
-                Optional.of(Duration.ofMinutes(1)), JobqSchema.DEFAULT);
+                Optional.of(Duration.ofMinutes(1)), JobqSchema.DEFAULT, DEFAULT_READ_TIMEOUT);
 
         public Options {
             Objects.requireNonNull(claimOrder, "claimOrder");
             Objects.requireNonNull(lockMode, "lockMode");
             Objects.requireNonNull(selfVacuumInterval, "selfVacuumInterval");
             Objects.requireNonNull(schema, "schema");
+            Objects.requireNonNull(readTimeout, "readTimeout");
             selfVacuumInterval.ifPresent(i -> {
                 if (!i.isPositive()) throw new IllegalArgumentException("selfVacuumInterval must be positive, was " + i);
             });
+            if (readTimeout.toSeconds() < 1 || readTimeout.toNanosPart() != 0 || readTimeout.toSeconds() > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("readTimeout must be whole seconds from 1 s (JDBC's query timeout), was " + readTimeout);
+            }
+        }
+
+        /** The first four settings, with the default read timeout. */
+        public Options(ClaimOrder claimOrder, LockMode lockMode, Optional<Duration> selfVacuumInterval, JobqSchema schema) {
+            this(claimOrder, lockMode, selfVacuumInterval, schema, DEFAULT_READ_TIMEOUT);
         }
 
         public Options withClaimOrder(ClaimOrder order) {
-            return new Options(order, lockMode, selfVacuumInterval, schema);
+            return new Options(order, lockMode, selfVacuumInterval, schema, readTimeout);
         }
 
         public Options withLockMode(LockMode mode) {
-            return new Options(claimOrder, mode, selfVacuumInterval, schema);
+            return new Options(claimOrder, mode, selfVacuumInterval, schema, readTimeout);
         }
 
         public Options withSelfVacuumInterval(Duration interval) {
-            return new Options(claimOrder, lockMode, Optional.of(interval), schema);
+            return new Options(claimOrder, lockMode, Optional.of(interval), schema, readTimeout);
         }
 
         /** A copy whose store never runs VACUUM itself. */
         public Options withoutSelfVacuum() {
-            return new Options(claimOrder, lockMode, Optional.empty(), schema);
+            return new Options(claimOrder, lockMode, Optional.empty(), schema, readTimeout);
         }
 
         /** A copy working in {@code schema}. */
         public Options withSchema(JobqSchema schema) {
-            return new Options(claimOrder, lockMode, selfVacuumInterval, schema);
+            return new Options(claimOrder, lockMode, selfVacuumInterval, schema, readTimeout);
+        }
+
+        /** A copy whose reads for people are cancelled after {@code timeout} (whole seconds, at least 1). */
+        public Options withReadTimeout(Duration timeout) {
+            return new Options(claimOrder, lockMode, selfVacuumInterval, schema, timeout);
         }
     }
 
@@ -134,6 +157,8 @@ public final class PostgresJobStore implements JobStore {
     private static final int IDEMPOTENCY_ROUNDS = 5;
 
     private final DSLContext dsl;
+    /** {@link #dsl} with the driver's query timeout set to {@link Options#readTimeout}: for the reads for people. */
+    private final DSLContext reads;
     private final JobqSchema schema;
     private final Options options;
     private final SelfVacuum selfVacuum;
@@ -150,6 +175,9 @@ public final class PostgresJobStore implements JobStore {
         this.options = Objects.requireNonNull(options, "options");
         this.schema = options.schema();
         this.dsl = schema.dsl(Objects.requireNonNull(dataSource, "dataSource"));
+        // derive copies the configuration's data, so JobqSchema.of(reads) still knows the schema
+        this.reads = dsl.configuration()
+                .derive(SettingsTools.clone(dsl.settings()).withQueryTimeout((int) options.readTimeout().toSeconds())).dsl();
         this.selfVacuum = new SelfVacuum(options.selfVacuumInterval());
     }
 
@@ -948,7 +976,7 @@ public final class PostgresJobStore implements JobStore {
     @Override
     public List<Job> list(JobQuery q) {
         Condition filter = listFilter(q);
-        return run("list", () -> UnreadableRows.readPage(dsl, filter, q.limit()));
+        return read("list", () -> UnreadableRows.readPage(reads, filter, q.limit()));
     }
 
     /** The WHERE of a listing: every filter the query sets, and the keyset cursor. */
@@ -965,7 +993,7 @@ public final class PostgresJobStore implements JobStore {
     @Override
     public List<JobSummary> summaries(JobQuery q) {
         Condition filter = listFilter(q);
-        return run("summaries", () -> dsl.select(JOBS.ID, JOBS.TENANT, JOBS.QUEUE, JOBS.TASK, JOBS.STATE, JOBS.ATTEMPTS,
+        return read("summaries", () -> reads.select(JOBS.ID, JOBS.TENANT, JOBS.QUEUE, JOBS.TASK, JOBS.STATE, JOBS.ATTEMPTS,
                         JOBS.MAX_ATTEMPTS, JOBS.CREATED_AT, JOBS.FINISHED_AT, DSL.left(JOBS.LAST_ERROR, JobSummary.ERROR_START))
                 .from(JOBS).where(filter).orderBy(JOBS.ID.desc()).limit(q.limit())
                 .fetch(r -> new JobSummary(new JobId(r.value1()), new TenantId(JobRows.storedName(r.value2())),
@@ -977,44 +1005,44 @@ public final class PostgresJobStore implements JobStore {
     /** See {@link JobCounts#byQueueAndState}. */
     @Override
     public Map<QueueName, Map<JobState, Long>> countsByQueueAndState() {
-        return run("stats", () -> JobCounts.byQueueAndState(dsl));
+        return read("stats", () -> JobCounts.byQueueAndState(reads));
     }
 
     /** See {@link JobCounts#live}. */
     @Override
     public Map<QueueName, Map<JobState, Long>> liveCountsByQueue() {
-        return run("live counts", () -> JobCounts.live(dsl));
+        return read("live counts", () -> JobCounts.live(reads));
     }
 
     @Override
     public Map<QueueName, Duration> oldestRunnableAge() {
-        return run("oldest runnable", () -> JobCounts.oldestRunnableAge(dsl));
+        return read("oldest runnable", () -> JobCounts.oldestRunnableAge(reads));
     }
 
     @Override
     public List<CapUsage> capUsage(int limit) {
         requirePositive(limit);
-        return run("cap usage", () -> TenantCaps.usage(dsl, limit));
+        return read("cap usage", () -> TenantCaps.usage(reads, limit));
     }
 
     /** See {@link ActivityReads#tenants}. */
     @Override
     public List<TenantActivity> tenantActivity(Optional<TenantId> tenant, int limit) {
         requirePositive(limit);
-        return run("tenant activity", () -> ActivityReads.tenants(dsl, tenant, limit));
+        return read("tenant activity", () -> ActivityReads.tenants(reads, tenant, limit));
     }
 
     /** See {@link ActivityReads#finished}. */
     @Override
     public List<FinishedCount> finishedPerMinute(Optional<TenantId> tenant, int minutes) {
         if (minutes < 1 || minutes > 1_440) throw new IllegalArgumentException("minutes must be 1-1440, was " + minutes);
-        return run("finished per minute", () -> ActivityReads.finished(dsl, tenant, minutes));
+        return read("finished per minute", () -> ActivityReads.finished(reads, tenant, minutes));
     }
 
     @Override
     public List<Backlog> largestBacklogs(int limit) {
         requirePositive(limit);
-        return run("largest backlogs", () -> dsl.select(JOBS.QUEUE, JOBS.TENANT, DSL.count())
+        return read("largest backlogs", () -> reads.select(JOBS.QUEUE, JOBS.TENANT, DSL.count())
                 .from(JOBS)
                 .where(JOBS.STATE.eq(JobState.QUEUED.dbName()))
                 .groupBy(JOBS.QUEUE, JOBS.TENANT)
@@ -1066,6 +1094,19 @@ public final class PostgresJobStore implements JobStore {
                 if (!(translated instanceof ConcurrentUpdateException) || attempt >= CONFLICT_ATTEMPTS) throw translated;
                 pauseAfterConflict(attempt);
             }
+        }
+    }
+
+    /**
+     * A read for people, on {@link #reads}: as {@link #run}, and one cancelled by the read timeout (SQLSTATE
+     * 57014) answers {@link StoreErrors#readCancelled}.
+     */
+    private static <T> T read(String operation, Supplier<T> body) {
+        try {
+            return run(operation, body);
+        } catch (JobQueueException e) {
+            if (!StoreErrors.QUERY_CANCELED.equals(StoreErrors.sqlState(e))) throw e;
+            throw StoreErrors.readCancelled(operation, e);
         }
     }
 

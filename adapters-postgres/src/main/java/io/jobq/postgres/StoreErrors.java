@@ -8,6 +8,7 @@ import io.jobq.application.port.Throwables;
 import java.net.ConnectException;
 import java.net.SocketException;
 import java.sql.SQLException;
+import java.sql.SQLTimeoutException;
 import java.sql.SQLTransientConnectionException;
 import org.jooq.exception.DataAccessException;
 
@@ -23,6 +24,8 @@ final class StoreErrors {
     static final String SERIALIZATION_FAILURE = "40001";
     /** SQLSTATE of a detected deadlock. */
     static final String DEADLOCK_DETECTED = "40P01";
+    /** SQLSTATE of a statement cancelled: a JDBC query timeout, the server's statement_timeout, pg_cancel_backend. */
+    static final String QUERY_CANCELED = "57014";
 
     static RuntimeException translate(String operation, RuntimeException e) {
         if (e instanceof JobQueueException || e instanceof IllegalArgumentException) return e;
@@ -32,6 +35,20 @@ final class StoreErrors {
             return new ConcurrentUpdateException(operation, e);
         }
         return new JobQueueException(operation + " failed: " + rootMessage(e), e);
+    }
+
+    /**
+     * A read for people that the driver cancelled after its query timeout (or the server's statement_timeout,
+     * or an administrator): transient, and not the caller's fault, so the store is unavailable for it (HTTP
+     * 503); the root cause says which limits cancel a statement, the server's words in brackets. Only for
+     * reads: elsewhere an unavailable store means the database is gone (maintenance skips its whole pass).
+     */
+    static StoreUnavailableException readCancelled(String operation, Throwable e) {
+        SQLTimeoutException why = new SQLTimeoutException("the read was cancelled by its timeout "
+                + "(PostgresJobStore.Options.readTimeout), the server's statement_timeout or an administrator ("
+                + serverMessage(e) + ")", QUERY_CANCELED);
+        why.addSuppressed(e);
+        return new StoreUnavailableException(operation, why);
     }
 
     /** Whether {@code t} means the database could not be reached or the session was lost. */

@@ -150,15 +150,25 @@ final class UnreadableRows {
      */
     static List<Job> readPage(DSLContext dsl, Condition where, int limit) {
         try {
-            return dsl.transactionResult(cfg -> upToPageChars(
-                    cfg.dsl().selectFrom(JOBS).where(where).orderBy(JOBS.ID.desc()).limit(limit).fetchSize(PAGE_FETCH).fetchLazy()));
+            return dsl.transactionResult(cfg -> upToPageChars(limited(cfg.dsl())
+                    .selectFrom(JOBS).where(where).orderBy(JOBS.ID.desc()).limit(limit).fetchSize(PAGE_FETCH).fetchLazy()));
         } catch (RuntimeException e) {
             if (!isUnprintableValue(e)) throw e;
             log.atWarn().log("a page of jobs cannot be printed by PostgreSQL ({}); unprintable payloads and results"
                     + " are shown as {}", StoreErrors.serverMessage(e), UNPRINTABLE);
         }
-        return dsl.transactionResult(cfg -> upToPageChars(cfg.dsl().select(guardedColumns(JobqSchema.of(cfg.dsl()))).from(JOBS)
+        return dsl.transactionResult(cfg -> upToPageChars(limited(cfg.dsl()).select(guardedColumns(JobqSchema.of(cfg.dsl()))).from(JOBS)
                 .where(where).orderBy(JOBS.ID.desc()).limit(limit).fetchSize(PAGE_FETCH).fetchLazy()));
+    }
+
+    /**
+     * {@code tx} with its context's query timeout, if any, also set as the transaction's statement_timeout:
+     * the driver's timer covers only a cursor's first fetch, the server's every later one as well.
+     */
+    private static DSLContext limited(DSLContext tx) {
+        Integer seconds = tx.settings().getQueryTimeout();
+        if (seconds != null && seconds > 0) tx.execute("SELECT set_config('statement_timeout', {0}, true)", seconds + "s");
+        return tx;
     }
 
     private static List<Job> upToPageChars(Cursor<? extends Record> rows) {
