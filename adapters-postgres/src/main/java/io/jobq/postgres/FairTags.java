@@ -117,8 +117,10 @@ final class FairTags {
     /**
      * Promotion of one queue's due scheduled jobs in one statement. due: the queue's oldest due jobs,
      * riding jobs_due_by_queue, SKIP LOCKED so concurrent promoters take disjoint sets. locked: their
-     * tenants' rows, locked in sorted (queue, tenant) order (LockRows sits above the Sort), so two promoters
-     * needing the same tenants take them in the same order and cannot deadlock; FOR NO KEY UPDATE because
+     * tenants' rows, SKIP LOCKED as well: a tenant whose row another transaction holds (an enqueue inside an
+     * application's open transaction holds it until that commits) keeps its due jobs scheduled until a later
+     * pass, instead of stalling this pass, and with it the reaping of dead workers' leases, for as long as
+     * that transaction stays open; never waiting, two promoters cannot deadlock. FOR NO KEY UPDATE because
      * enqueues' foreign-key checks take KEY SHARE on the same rows and must not be blocked. V is read once,
      * before any job of the pass is queued, so jobs promoted together into an empty queue start level and
      * none is charged for another. Each tenant's k-th promoted job (by run_at, id) gets
@@ -144,7 +146,7 @@ final class FairTags {
                 SELECT t.queue, t.tenant, t.weight, t.last_vtime, t.max_running FROM jobq.tenants t
                 WHERE (t.queue, t.tenant) IN (SELECT queue, tenant FROM counts)
                 ORDER BY t.queue, t.tenant
-                FOR NO KEY UPDATE
+                FOR NO KEY UPDATE SKIP LOCKED
             ), queue_v AS MATERIALIZED (
                 SELECT q.queue, %s AS v, %s AS work
                 FROM (SELECT DISTINCT queue FROM counts) q

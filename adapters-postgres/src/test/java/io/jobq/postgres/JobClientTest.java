@@ -138,6 +138,33 @@ class JobClientTest {
                 assertThat(orders()).containsExactly(7);
             }
         }
+
+        /**
+         * An enqueue inside an open application transaction holds its tenant's row (its fair tag is charged
+         * there) until the caller commits. Promotion passes that tenant by instead of waiting for it: the
+         * other tenants' due jobs are promoted at once, and the held tenant's at the next pass after the
+         * commit. Waiting would stall the maintenance pass (and so the reaping of dead workers' leases) for
+         * as long as any application keeps such a transaction open.
+         */
+        @Test
+        void anEnqueueInAnOpenTransactionStallsNoPromotion() throws Exception {
+            PostgresJobStore store = new PostgresJobStore(db.dataSource());
+            Job busyLater = store.enqueue(NewJob.of(TenantId.of("busy"), QueueName.DEFAULT, TASK, "{}").withDelay(Duration.ofHours(1))).job();
+            Job otherLater = store.enqueue(NewJob.of(TenantId.of("other"), QueueName.DEFAULT, TASK, "{}").withDelay(Duration.ofHours(1))).job();
+            db.execute("UPDATE jobs SET run_at = now() - interval '1 second' WHERE state = 'scheduled'");
+            try (Connection c = callerTransaction()) {
+                client.enqueue(c, NewJob.of(TenantId.of("busy"), QueueName.DEFAULT, TASK, "{}")); // busy's row stays locked
+                java.util.concurrent.CompletableFuture<Integer> pass =
+                        java.util.concurrent.CompletableFuture.supplyAsync(() -> store.promoteDue(100),
+                                work -> Thread.ofVirtual().start(work)); // not the common pool, which other tests' waits may fill
+                assertThat(pass.get(5, java.util.concurrent.TimeUnit.SECONDS)).as("promoted the other tenant's job only").isEqualTo(1);
+                assertThat(store.get(otherLater.id()).orElseThrow().state()).isEqualTo(JobState.QUEUED);
+                assertThat(store.get(busyLater.id()).orElseThrow().state()).as("left for the next pass").isEqualTo(JobState.SCHEDULED);
+                c.commit();
+            }
+            assertThat(store.promoteDue(100)).isEqualTo(1);
+            assertThat(store.get(busyLater.id()).orElseThrow().state()).isEqualTo(JobState.QUEUED);
+        }
     }
 
     @Nested
