@@ -40,9 +40,9 @@ import org.jooq.exception.DataAccessException;
  */
 final class OutcomeStatement {
     /**
-     * The fenced rows are locked first, in id order, and then updated: a worker's heartbeat (which locks in
-     * the same order) and its outcome statement cover overlapping rows, and two multi-row updates that lock
-     * in whatever order their plans visit rows can deadlock. {@code FOR NO KEY UPDATE} is the lock the
+     * The fenced rows are locked first, in id order, and then updated: statements writing one worker's
+     * outcomes may cover overlapping rows, and two multi-row updates that lock in whatever order their plans
+     * visit rows can deadlock (the heartbeat takes its rows SKIP LOCKED and never waits). {@code FOR NO KEY UPDATE} is the lock the
      * UPDATE itself takes.
      *
      * <p>The fence compares {@code state} with {@code o.running}, a constant column of the {@code MATERIALIZED}

@@ -504,9 +504,12 @@ public final class PostgresJobStore implements JobStore {
     /**
      * One statement for all of a worker's runs: the fence (id, worker, attempt, running) is applied
      * per token through an unnest join, so a token whose run was reaped or re-claimed extends nothing.
-     * Rows are locked in id order before the update, as {@link OutcomeStatement} locks them: the two
-     * statements of one worker cover overlapping rows and would otherwise be able to deadlock. The fence
-     * names {@code t.running}, not the literal, so each id is looked up by key: see {@link OutcomeStatement}.
+     * Rows are locked SKIP LOCKED: a row another transaction holds (a cancel inside an application's open
+     * transaction, an outcome being written) is not waited for, which would hold back every other run's
+     * extension for as long as that transaction stays open and let their leases lapse; it is reported
+     * (extended false) if the fence still matches it in this statement's snapshot, so it counts as held, not
+     * lost, and the next heartbeat extends it. Never waiting, it cannot deadlock with {@link OutcomeStatement}.
+     * The fence names {@code t.running}, not the literal, so each id is looked up by key: see {@link OutcomeStatement}.
      */
     private static final String HEARTBEAT = """
             WITH t AS MATERIALIZED (
@@ -514,12 +517,17 @@ public final class PostgresJobStore implements JobStore {
             ), fenced AS (
                 SELECT j.id FROM jobq.jobs j JOIN t ON j.id = t.id
                 WHERE j.locked_by = t.worker AND j.attempts = t.attempt AND j.state = t.running
-                ORDER BY j.id
-                FOR NO KEY UPDATE OF j
+                FOR NO KEY UPDATE OF j SKIP LOCKED
+            ), extended AS (
+                UPDATE jobq.jobs j SET locked_until = now() + {0}::float8 * interval '1 millisecond'
+                FROM fenced f WHERE j.id = f.id
+                RETURNING j.id, j.locked_by, j.attempts
             )
-            UPDATE jobq.jobs j SET locked_until = now() + {0}::float8 * interval '1 millisecond'
-            FROM fenced f WHERE j.id = f.id
-            RETURNING j.id, j.locked_by, j.attempts""";
+            SELECT id, locked_by, attempts, true AS extended FROM extended
+            UNION ALL
+            SELECT j.id, j.locked_by, j.attempts, false FROM jobq.jobs j JOIN t ON j.id = t.id
+            WHERE j.locked_by = t.worker AND j.attempts = t.attempt AND j.state = t.running
+              AND j.id NOT IN (SELECT id FROM extended)""";
 
     @Override
     public Set<FencingToken> heartbeat(Collection<FencingToken> tokens, Duration leaseFor) {
@@ -529,13 +537,14 @@ public final class PostgresJobStore implements JobStore {
         String[] workers = list.stream().map(t -> t.worker().value()).toArray(String[]::new);
         Integer[] attempts = list.stream().map(FencingToken::attempt).toArray(Integer[]::new);
         return run("heartbeat", () -> {
-            Set<FencingToken> extended = new HashSet<>();
+            // extended, or held by another transaction right now and still ours: either way not lost
+            Set<FencingToken> held = new HashSet<>();
             for (Record r : dsl.resultQuery(schema.sql(HEARTBEAT), val(leaseFor.toMillis(), SQLDataType.BIGINT), ids, workers, attempts)) {
-                extended.add(new FencingToken(new JobId(r.get(0, Long.class)),
+                held.add(new FencingToken(new JobId(r.get(0, Long.class)),
                         new io.jobq.domain.lease.WorkerId(r.get(1, String.class)), r.get(2, Integer.class)));
             }
             Set<FencingToken> lost = new HashSet<>(list);
-            lost.removeAll(extended);
+            lost.removeAll(held);
             return Set.copyOf(lost);
         });
     }

@@ -355,6 +355,43 @@ class JobClientTest {
             assertThat(store.get(next.id()).orElseThrow().state()).isEqualTo(JobState.QUEUED);
         }
 
+        /**
+         * A cancel of a running job inside an open application transaction holds the job's row. The worker's
+         * heartbeat, one statement for all its runs, must not wait for it: the other runs' leases are
+         * extended at once, the held run is neither extended nor reported lost, and the next heartbeat after
+         * the commit extends it. Waiting would let every other run's lease lapse behind one open transaction.
+         */
+        @Test
+        void aCancelInAnOpenTransactionHoldsBackNoHeartbeat() throws Exception {
+            PostgresJobStore store = new PostgresJobStore(db.dataSource());
+            store.enqueue(job("acme"));
+            store.enqueue(job("acme"));
+            List<Job> runs = store.claim(new io.jobq.application.port.ClaimRequest(List.of(QueueName.DEFAULT),
+                    io.jobq.domain.lease.WorkerId.of("w"), 2, Duration.ofSeconds(30)));
+            List<io.jobq.domain.lease.FencingToken> tokens = runs.stream().map(Job::fencingToken).toList();
+            Job cancelled = runs.get(0);
+            Job other = runs.get(1);
+            db.execute("UPDATE jobs SET locked_until = now() + interval '1 second'"); // so an extension shows
+            try (Connection c = callerTransaction()) {
+                client.cancel(c, cancelled.id()); // asks the running job to stop; its row stays locked
+                java.util.concurrent.CompletableFuture<java.util.Set<io.jobq.domain.lease.FencingToken>> beat =
+                        java.util.concurrent.CompletableFuture.supplyAsync(() -> store.heartbeat(tokens, Duration.ofMinutes(5)),
+                                work -> Thread.ofVirtual().start(work));
+                assertThat(beat.get(5, java.util.concurrent.TimeUnit.SECONDS)).as("nothing lost").isEmpty();
+                assertThat(leaseLeftSeconds(other)).as("the other run extended").isGreaterThan(60);
+                assertThat(leaseLeftSeconds(cancelled)).as("the held run not (yet)").isLessThan(60);
+                c.commit();
+            }
+            assertThat(store.heartbeat(tokens, Duration.ofMinutes(5))).isEmpty();
+            assertThat(leaseLeftSeconds(cancelled)).as("extended by the next heartbeat").isGreaterThan(60);
+            assertThat(store.get(cancelled.id()).orElseThrow().cancelRequested()).isTrue();
+        }
+
+        private long leaseLeftSeconds(Job j) {
+            return db.dsl().resultQuery("SELECT extract(epoch FROM locked_until - now())::bigint FROM jobs WHERE id = {0}",
+                    j.id().value()).fetchSingle(0, Long.class);
+        }
+
         @Test
         void aRunningJobIsAskedAndAFinishedOneIsLeftAlone() throws SQLException {
             PostgresJobStore store = new PostgresJobStore(db.dataSource());

@@ -159,7 +159,11 @@ public interface JobStore extends ScheduleStore, ApiKeyStore {
 
     /**
      * Extends, in one statement, the lease of every run in {@code tokens} that still holds it, to
-     * {@code now() + leaseFor}.
+     * {@code now() + leaseFor}. A run whose row another transaction holds at that moment (a cancel in an
+     * application's open transaction) is not waited for: it is neither extended nor lost, and the next
+     * heartbeat extends it, so one held row never holds back the other runs' leases. (The worker then
+     * counts that run's lease as extended from this beat, one beat ahead of the store's, which the reaper
+     * cannot take meanwhile: it skips rows another transaction holds.)
      *
      * @return the tokens whose run no longer holds its lease (reaped, re-claimed, finished); empty when all were extended
      */
