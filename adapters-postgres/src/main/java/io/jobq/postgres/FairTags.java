@@ -120,7 +120,9 @@ final class FairTags {
      * tenants' rows, SKIP LOCKED as well: a tenant whose row another transaction holds (an enqueue inside an
      * application's open transaction holds it until that commits) keeps its due jobs scheduled until a later
      * pass, instead of stalling this pass, and with it the reaping of dead workers' leases, for as long as
-     * that transaction stays open; never waiting, two promoters cannot deadlock. FOR NO KEY UPDATE because
+     * that transaction stays open; never waiting, two promoters cannot deadlock. (The limit counts the
+     * passed-by tenant's due jobs too: while one holds the queue's oldest {0} due jobs, the queue promotes
+     * nothing, as it did before by waiting, but the pass goes on to the other queues and the reaping.) FOR NO KEY UPDATE because
      * enqueues' foreign-key checks take KEY SHARE on the same rows and must not be blocked. V is read once,
      * before any job of the pass is queued, so jobs promoted together into an empty queue start level and
      * none is charged for another. Each tenant's k-th promoted job (by run_at, id) gets

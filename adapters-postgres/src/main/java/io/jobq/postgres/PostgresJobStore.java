@@ -507,8 +507,9 @@ public final class PostgresJobStore implements JobStore {
      * Rows are locked SKIP LOCKED: a row another transaction holds (a cancel inside an application's open
      * transaction, an outcome being written) is not waited for, which would hold back every other run's
      * extension for as long as that transaction stays open and let their leases lapse; it is reported
-     * (extended false) if the fence still matches it in this statement's snapshot, so it counts as held, not
-     * lost, and the next heartbeat extends it. Never waiting, it cannot deadlock with {@link OutcomeStatement}.
+     * (extended false) if the fence still matches it in this statement's snapshot and its lease has not run
+     * out (a reaper holding it, or one that committed after the snapshot, only takes lapsed leases), so it
+     * counts as held, not lost, and the next heartbeat extends it. Never waiting, it cannot deadlock with {@link OutcomeStatement}.
      * The fence names {@code t.running}, not the literal, so each id is looked up by key: see {@link OutcomeStatement}.
      */
     private static final String HEARTBEAT = """
@@ -527,7 +528,7 @@ public final class PostgresJobStore implements JobStore {
             UNION ALL
             SELECT j.id, j.locked_by, j.attempts, false FROM jobq.jobs j JOIN t ON j.id = t.id
             WHERE j.locked_by = t.worker AND j.attempts = t.attempt AND j.state = t.running
-              AND j.id NOT IN (SELECT id FROM extended)""";
+              AND j.locked_until > clock_timestamp() AND j.id NOT IN (SELECT id FROM extended)""";
 
     @Override
     public Set<FencingToken> heartbeat(Collection<FencingToken> tokens, Duration leaseFor) {

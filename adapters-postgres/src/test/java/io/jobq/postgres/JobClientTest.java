@@ -387,6 +387,24 @@ class JobClientTest {
             assertThat(store.get(cancelled.id()).orElseThrow().cancelRequested()).isTrue();
         }
 
+        /** A held row whose lease already ran out is lost, not held: a reaper may be taking it at this moment. */
+        @Test
+        void aHeldRunWhoseLeaseRanOutIsReportedLost() throws Exception {
+            PostgresJobStore store = new PostgresJobStore(db.dataSource());
+            store.enqueue(job("acme"));
+            Job run = store.claim(new io.jobq.application.port.ClaimRequest(List.of(QueueName.DEFAULT),
+                    io.jobq.domain.lease.WorkerId.of("w"), 1, Duration.ofSeconds(30))).getFirst();
+            db.execute("UPDATE jobs SET locked_until = now() - interval '1 second'");
+            try (Connection c = callerTransaction()) {
+                client.cancel(c, run.id());
+                java.util.concurrent.CompletableFuture<java.util.Set<io.jobq.domain.lease.FencingToken>> beat =
+                        java.util.concurrent.CompletableFuture.supplyAsync(() -> store.heartbeat(List.of(run.fencingToken()),
+                                Duration.ofMinutes(5)), work -> Thread.ofVirtual().start(work));
+                assertThat(beat.get(5, java.util.concurrent.TimeUnit.SECONDS)).containsExactly(run.fencingToken());
+                c.rollback();
+            }
+        }
+
         private long leaseLeftSeconds(Job j) {
             return db.dsl().resultQuery("SELECT extract(epoch FROM locked_until - now())::bigint FROM jobs WHERE id = {0}",
                     j.id().value()).fetchSingle(0, Long.class);

@@ -160,10 +160,11 @@ public interface JobStore extends ScheduleStore, ApiKeyStore {
     /**
      * Extends, in one statement, the lease of every run in {@code tokens} that still holds it, to
      * {@code now() + leaseFor}. A run whose row another transaction holds at that moment (a cancel in an
-     * application's open transaction) is not waited for: it is neither extended nor lost, and the next
-     * heartbeat extends it, so one held row never holds back the other runs' leases. (The worker then
-     * counts that run's lease as extended from this beat, one beat ahead of the store's, which the reaper
-     * cannot take meanwhile: it skips rows another transaction holds.)
+     * application's open transaction) is not waited for: while its lease has not run out it is neither
+     * extended nor lost, and the next heartbeat extends it, so one held row never holds back the other runs'
+     * leases; one whose lease ran out is lost. (The worker counts such a held run's lease as extended from
+     * this beat, ahead of the store's: should the other transaction keep the row past the store's lease and
+     * then let go, a reaper may take the run before the next beat reports it lost.)
      *
      * @return the tokens whose run no longer holds its lease (reaped, re-claimed, finished); empty when all were extended
      */
