@@ -506,8 +506,8 @@ public final class PostgresJobStore implements JobStore {
      * per token through an unnest join, so a token whose run was reaped or re-claimed extends nothing.
      * Rows are locked SKIP LOCKED: a row another transaction holds (a cancel inside an application's open
      * transaction, an outcome being written) is not waited for, which would hold back every other run's
-     * extension for as long as that transaction stays open and let their leases lapse; it is reported
-     * (extended false) if the fence still matches it in this statement's snapshot and its lease has not run
+     * extension for as long as that transaction stays open and let their leases lapse; it is returned too
+     * if the fence still matches it in this statement's snapshot and its lease has not run
      * out (a reaper holding it, or one that committed after the snapshot, only takes lapsed leases), so it
      * counts as held, not lost, and the next heartbeat extends it. Never waiting, it cannot deadlock with {@link OutcomeStatement}.
      * The fence names {@code t.running}, not the literal, so each id is looked up by key: see {@link OutcomeStatement}.
@@ -524,9 +524,9 @@ public final class PostgresJobStore implements JobStore {
                 FROM fenced f WHERE j.id = f.id
                 RETURNING j.id, j.locked_by, j.attempts
             )
-            SELECT id, locked_by, attempts, true AS extended FROM extended
+            SELECT id, locked_by, attempts FROM extended
             UNION ALL
-            SELECT j.id, j.locked_by, j.attempts, false FROM jobq.jobs j JOIN t ON j.id = t.id
+            SELECT j.id, j.locked_by, j.attempts FROM jobq.jobs j JOIN t ON j.id = t.id
             WHERE j.locked_by = t.worker AND j.attempts = t.attempt AND j.state = t.running
               AND j.locked_until > clock_timestamp() AND j.id NOT IN (SELECT id FROM extended)""";
 
@@ -986,7 +986,7 @@ public final class PostgresJobStore implements JobStore {
     @Override
     public List<Job> list(JobQuery q) {
         Condition filter = listFilter(q);
-        return read("list", () -> UnreadableRows.readPage(reads, filter, q.limit()));
+        return read("list", r -> UnreadableRows.readPage(r, filter, q.limit()));
     }
 
     /** The WHERE of a listing: every filter the query sets, and the keyset cursor. */
@@ -1003,7 +1003,7 @@ public final class PostgresJobStore implements JobStore {
     @Override
     public List<JobSummary> summaries(JobQuery q) {
         Condition filter = listFilter(q);
-        return read("summaries", () -> reads.select(JOBS.ID, JOBS.TENANT, JOBS.QUEUE, JOBS.TASK, JOBS.STATE, JOBS.ATTEMPTS,
+        return read("summaries", tx -> tx.select(JOBS.ID, JOBS.TENANT, JOBS.QUEUE, JOBS.TASK, JOBS.STATE, JOBS.ATTEMPTS,
                         JOBS.MAX_ATTEMPTS, JOBS.CREATED_AT, JOBS.FINISHED_AT, DSL.left(JOBS.LAST_ERROR, JobSummary.ERROR_START))
                 .from(JOBS).where(filter).orderBy(JOBS.ID.desc()).limit(q.limit())
                 .fetch(r -> new JobSummary(new JobId(r.value1()), new TenantId(JobRows.storedName(r.value2())),
@@ -1015,44 +1015,44 @@ public final class PostgresJobStore implements JobStore {
     /** See {@link JobCounts#byQueueAndState}. */
     @Override
     public Map<QueueName, Map<JobState, Long>> countsByQueueAndState() {
-        return read("stats", () -> JobCounts.byQueueAndState(reads));
+        return read("stats", JobCounts::byQueueAndState);
     }
 
     /** See {@link JobCounts#live}. */
     @Override
     public Map<QueueName, Map<JobState, Long>> liveCountsByQueue() {
-        return read("live counts", () -> JobCounts.live(reads));
+        return read("live counts", JobCounts::live);
     }
 
     @Override
     public Map<QueueName, Duration> oldestRunnableAge() {
-        return read("oldest runnable", () -> JobCounts.oldestRunnableAge(reads));
+        return read("oldest runnable", JobCounts::oldestRunnableAge);
     }
 
     @Override
     public List<CapUsage> capUsage(int limit) {
         requirePositive(limit);
-        return read("cap usage", () -> TenantCaps.usage(reads, limit));
+        return read("cap usage", r -> TenantCaps.usage(r, limit));
     }
 
     /** See {@link ActivityReads#tenants}. */
     @Override
     public List<TenantActivity> tenantActivity(Optional<TenantId> tenant, int limit) {
         requirePositive(limit);
-        return read("tenant activity", () -> ActivityReads.tenants(reads, tenant, limit));
+        return read("tenant activity", r -> ActivityReads.tenants(r, tenant, limit));
     }
 
     /** See {@link ActivityReads#finished}. */
     @Override
     public List<FinishedCount> finishedPerMinute(Optional<TenantId> tenant, int minutes) {
         if (minutes < 1 || minutes > 1_440) throw new IllegalArgumentException("minutes must be 1-1440, was " + minutes);
-        return read("finished per minute", () -> ActivityReads.finished(reads, tenant, minutes));
+        return read("finished per minute", r -> ActivityReads.finished(r, tenant, minutes));
     }
 
     @Override
     public List<Backlog> largestBacklogs(int limit) {
         requirePositive(limit);
-        return read("largest backlogs", () -> reads.select(JOBS.QUEUE, JOBS.TENANT, DSL.count())
+        return read("largest backlogs", tx -> tx.select(JOBS.QUEUE, JOBS.TENANT, DSL.count())
                 .from(JOBS)
                 .where(JOBS.STATE.eq(JobState.QUEUED.dbName()))
                 .groupBy(JOBS.QUEUE, JOBS.TENANT)
@@ -1108,12 +1108,13 @@ public final class PostgresJobStore implements JobStore {
     }
 
     /**
-     * A read for people, on {@link #reads}: as {@link #run}, and one cancelled by the read timeout (SQLSTATE
-     * 57014) answers {@link StoreErrors#readCancelled}.
+     * A read for people: {@code body} on {@link #reads} (the read timeout), as {@link #run}, and one cancelled
+     * by that timeout (SQLSTATE 57014) answers {@link StoreErrors#readCancelled}. The one way to a read for
+     * people, so the timed context and the 503 that goes with it cannot drift apart.
      */
-    private static <T> T read(String operation, Supplier<T> body) {
+    private <T> T read(String operation, java.util.function.Function<DSLContext, T> body) {
         try {
-            return run(operation, body);
+            return run(operation, () -> body.apply(reads));
         } catch (JobQueueException e) {
             if (!StoreErrors.QUERY_CANCELED.equals(StoreErrors.sqlState(e))) throw e;
             throw StoreErrors.readCancelled(operation, e);
