@@ -11,6 +11,7 @@ import io.jobq.domain.job.Job;
 import io.jobq.domain.job.JobState;
 import io.jobq.domain.job.JsonNumbers;
 import io.jobq.domain.job.StoredText;
+import io.jobq.domain.lease.FencingToken;
 import io.jobq.domain.retry.RetryDecision;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -40,10 +41,12 @@ import org.jooq.exception.DataAccessException;
  */
 final class OutcomeStatement {
     /**
-     * The fenced rows are locked first, in id order, and then updated: statements writing one worker's
-     * outcomes may cover overlapping rows, and two multi-row updates that lock in whatever order their plans
-     * visit rows can deadlock (the heartbeat takes its rows SKIP LOCKED and never waits). {@code FOR NO KEY UPDATE} is the lock the
-     * UPDATE itself takes.
+     * The fenced rows are locked {@code SKIP LOCKED}, so the statement never waits: a row another transaction
+     * holds (an application's open transaction cancelling the job, a heartbeat or a cancel about to commit) is
+     * left out, its write answered {@link FencedWrite.Held} ({@link #answers}), and the worker writes it again
+     * later. Waiting would hold back every other outcome in the batch, and the claim that carries them, for as
+     * long as that transaction stays open; and with no wait there is no lock order to keep between two
+     * statements covering overlapping rows. {@code FOR NO KEY UPDATE} is the lock the UPDATE itself takes.
      *
      * <p>The fence compares {@code state} with {@code o.running}, a constant column of the {@code MATERIALIZED}
      * {@code o}, never with the literal {@code 'running'}: the literal matches the predicate of the partial index
@@ -60,8 +63,7 @@ final class OutcomeStatement {
                 SELECT j.id, CASE WHEN j.cancel_requested AND o.state <> 'done' THEN 'cancelled' ELSE o.state END AS state
                 FROM jobq.jobs j JOIN o ON j.id = o.id
                 WHERE j.locked_by = o.worker AND j.attempts = o.attempt AND j.state = o.running
-                ORDER BY j.id
-                FOR NO KEY UPDATE OF j
+                FOR NO KEY UPDATE OF j SKIP LOCKED
             )""";
     /** The outcomes, one row per element of the binds' arrays. */
     private static final String MANY = """
@@ -249,13 +251,11 @@ final class OutcomeStatement {
      * per call, the two statements 1.9–2.2 + 1.2–1.3 ms (docs/benchmarks.md). The claim's own statement reads
      * the queue as the outcomes leave it.
      *
-     * <p>Why no deadlock: the outcome statement may wait on an ending run's row (a heartbeat, a cancel,
-     * another worker's stale claim holds it a moment), and does so before anything is claimed, since the
-     * claim is the next statement. Claiming first it would wait holding the claimed rows, which a transaction
-     * holding that one row and waiting for them (a claim under {@link LockMode#WAIT}, a cancel of many jobs)
-     * deadlocks with. {@code OutcomesThenClaimTest} pins the order (and fails on the two statements swapped).
-     * The claim itself never waits: the store uses this only with {@code SKIP LOCKED}. No row is changed twice:
-     * the outcomes' rows are running and leave that state, the claim's are queued; a run ending here frees
+     * <p>Why no wait and no deadlock: the outcome statement skips a row another transaction holds (see
+     * {@link #FENCED}), and the store uses this only with {@code SKIP LOCKED} claims, so the call waits on no
+     * lock while it holds the rows it claimed. {@code OutcomesThenClaimTest} pins that a held ending run's row
+     * holds back neither the other outcomes nor the claim (and fails on the waiting variant). No row is changed
+     * twice: the outcomes' rows are running and leave that state, the claim's are queued; a run ending here frees
      * nothing the claim could take at once (a retried job is scheduled, a held job is released after the commit).
      *
      * @param outcomes how many outcomes the text is for (its form differs for one: {@link #update})
@@ -316,10 +316,26 @@ final class OutcomeStatement {
         List<FencedWrite> out = new ArrayList<>(writes.size());
         for (OutcomeWrite w : writes) {
             Job job = applied.get(w.token().job().value());
-            out.add(job != null ? new FencedWrite.Applied(job)
-                    : new FencedWrite.Rejected(w.token(), UnreadableRows.readOne(dsl, w.token().job().value())));
+            if (job != null) {
+                out.add(new FencedWrite.Applied(job));
+                continue;
+            }
+            Optional<Job> now = UnreadableRows.readOne(dsl, w.token().job().value());
+            out.add(now.filter(j -> stillCarries(j, w.token())).isPresent() ? new FencedWrite.Held(w.token())
+                    : new FencedWrite.Rejected(w.token(), now));
         }
         return out;
+    }
+
+    /**
+     * Whether {@code row}, read after the statement left its write out, still passes the write's fence: then
+     * the fence did not refuse it, the row was skipped as locked ({@link #FENCED}), and the write is
+     * {@link FencedWrite.Held}. Read after the statement, the row may have been let go meanwhile; then the
+     * fence refused it, or will when the write is made again, which is just as exact.
+     */
+    private static boolean stillCarries(Job row, FencingToken token) {
+        return row.state() == JobState.RUNNING && row.attempts() == token.attempt()
+                && row.lockedBy().filter(token.worker()::equals).isPresent();
     }
 
     /** SQLSTATE class 22 (data exception) or 54 (program limit exceeded): the value, not the database, is at fault. */

@@ -20,7 +20,9 @@ import io.jobq.domain.tenant.TenantId;
 import io.jobq.postgres.testing.ForwardingJobStore;
 import io.jobq.postgres.testing.PostgresDatabaseExtension;
 import io.jobq.postgres.testing.TestDatabase;
+import io.jobq.domain.job.JobId;
 import java.io.IOException;
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -34,8 +36,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Batched completion on a real server (issue 14): a busy worker commits many runs' outcomes per statement,
- * an outage while outcomes are flushed loses no job, and closing the worker writes every outcome it was
- * handed. The store is the real one, observed through a decorator that counts (and can fail) its
+ * an outage while outcomes are flushed loses no job, closing the worker writes every outcome it was
+ * handed, and a row an application's transaction holds holds back no other outcome. The store is the real one, observed through a decorator that counts (and can fail) its
  * {@code recordOutcomes} calls.
  */
 @ExtendWith(PostgresDatabaseExtension.class)
@@ -48,10 +50,14 @@ class BatchedCompletionTest {
             .lease(Duration.ofSeconds(1)).maintenanceInterval(Duration.ofMillis(100)).gracePeriod(Duration.ofSeconds(10))
             .build();
 
-    /** The real store; counts outcome statements and the outcomes in them, and fails them while {@link #down}. */
+    /**
+     * The real store; counts outcome statements, the outcomes in them and those answered held (written again:
+     * the worker's own heartbeat holds a row a moment now and then), and fails them while {@link #down}.
+     */
     static final class ObservedStore extends ForwardingJobStore {
         final AtomicInteger statements = new AtomicInteger();
         final AtomicInteger outcomes = new AtomicInteger();
+        final AtomicInteger held = new AtomicInteger();
         volatile boolean down;
 
         ObservedStore(PostgresJobStore real) {
@@ -63,7 +69,7 @@ class BatchedCompletionTest {
             if (down) throw new StoreUnavailableException("record outcomes", new IOException("simulated outage"));
             statements.incrementAndGet();
             outcomes.addAndGet(writes.size());
-            return super.recordOutcomes(writes);
+            return countHeld(super.recordOutcomes(writes));
         }
 
         /** The claim loop's statement: counted as an outcome statement when it carries outcomes. */
@@ -73,7 +79,14 @@ class BatchedCompletionTest {
             if (down) throw new StoreUnavailableException("record outcomes and claim", new IOException("simulated outage"));
             statements.incrementAndGet();
             outcomes.addAndGet(writes.size());
-            return super.recordOutcomesThenClaim(writes, req);
+            OutcomesThenClaim both = super.recordOutcomesThenClaim(writes, req);
+            countHeld(both.answers());
+            return both;
+        }
+
+        private List<FencedWrite> countHeld(List<FencedWrite> answers) {
+            held.addAndGet((int) answers.stream().filter(a -> a instanceof FencedWrite.Held).count());
+            return answers;
         }
     }
 
@@ -124,16 +137,17 @@ class BatchedCompletionTest {
         Await.until(SETTLED, "all done with batching", () -> done() == jobs);
         batching.close();
         int batched = store.statements.get();
-        assertThat(store.outcomes.get()).isEqualTo(jobs);
+        assertThat(store.outcomes.get() - store.held.get()).isEqualTo(jobs);
         assertThat(batched).as("outcome statements for %d jobs", jobs).isLessThanOrEqualTo(jobs / 3);
 
         // the same scenario, one outcome per statement
         db.emptyTables();
         store.statements.set(0);
+        store.held.set(0);
         enqueue(jobs, "sleep", "{\"ms\": 5}");
         start(BUSY.toBuilder().outcomeBatchSize(1).build());
         Await.until(SETTLED, "all done one at a time", () -> done() == jobs);
-        assertThat(store.statements.get()).isEqualTo(jobs);
+        assertThat(store.statements.get() - store.held.get()).as("one per outcome, and one per held one written again").isEqualTo(jobs);
     }
 
     @Test
@@ -169,5 +183,31 @@ class BatchedCompletionTest {
         assertThat(after.getOrDefault("running", 0L)).as("no run left to its lease after a graceful close").isZero();
         assertThat(after.get("done")).isGreaterThanOrEqualTo(16);
         assertThat(after.get("done") + after.getOrDefault("queued", 0L)).isEqualTo(jobs);
+    }
+
+    /**
+     * A run whose row an application's open transaction holds (it cancels the job) holds back no other run's
+     * outcome, and its own is written once that transaction ends: no attempt is lost or run again.
+     */
+    @Test
+    void aRowHeldByAnOpenCancelHoldsBackNoOtherOutcomeAndLandsOnceItEnds() throws Exception {
+        enqueue(2, "sleep", "{\"ms\": 300}");
+        start(BUSY.toBuilder().concurrency(2).claimBatchSize(2).lease(Duration.ofSeconds(10)).build());
+        Await.until(SETTLED, "both running", () -> states().getOrDefault("running", 0L) == 2);
+        long heldId = db.dsl().resultQuery("SELECT min(id) FROM jobs").fetchSingle(0, Long.class);
+        try (Connection app = db.newConnection()) {
+            app.setAutoCommit(false);
+            new JobClient().cancel(app, JobId.of(heldId));
+            Await.until(Duration.ofSeconds(10), "the other run done while the row is held", () -> done() == 1);
+            Thread.sleep(500); // both handlers returned long ago
+            assertThat(stateOf(heldId)).as("the held run's outcome waits for the row").isEqualTo("running");
+            app.commit();
+        }
+        Await.until(Duration.ofSeconds(10), "the held run's outcome written once the cancel committed", () -> done() == 2);
+        assertThat(db.dsl().resultQuery("SELECT max(attempts) FROM jobs").fetchSingle(0, Integer.class)).isEqualTo(1);
+    }
+
+    String stateOf(long id) {
+        return db.dsl().resultQuery("SELECT state FROM jobs WHERE id = {0}", id).fetchSingle(0, String.class);
     }
 }

@@ -89,70 +89,56 @@ class OutcomesThenClaimTest extends PostgresStoreTestCase {
     }
 
     /**
-     * The call must never wait on an ending run's row (held here as a heartbeat or a cancel holds it)
-     * while sitting on rows it claimed: a transaction holding the one and waiting for the others (a claim
-     * under {@link LockMode#WAIT}, a cancel of many jobs) would deadlock with it. So its outcomes come first:
-     * it waits, if at all, before it has claimed anything. Run against the two statements swapped, the claim
-     * first, the scenario finds the claimed rows held.
+     * An ending run's row held elsewhere (as an application's open transaction cancelling the job holds it)
+     * holds back neither the other outcomes nor the claim: the held write is answered {@link FencedWrite.Held}
+     * at once, the rest are written, and the held one is written once the holder is done. Run against the
+     * waiting variant (the fence locks without {@code SKIP LOCKED}), the call waits for the holder.
      */
     @Test
-    void anEndingRunsRowLockedElsewhereIsWaitedForBeforeAnyRowIsClaimed() throws Exception {
-        assertThat(queuedRowsLockedWhileAnEndingRunWaits(db.dataSource(), true)).as("queued rows it held while waiting").isZero();
-        db.emptyTables();
+    void anEndingRunsRowHeldElsewhereHoldsBackNeitherTheOtherOutcomesNorTheClaim() throws Exception {
+        for (int i = 0; i < 5; i++) store.enqueue(job("acme"));
+        List<Job> runs = store.claim(claim(W1, 3));
+        Job held = runs.get(0);
+        Job other = runs.get(1);
+        Job heldForTheWrongVariant = runs.get(2);
         AtomicInteger rewritten = new AtomicInteger();
-        assertThat(queuedRowsLockedWhileAnEndingRunWaits(claimingFirst(db.dataSource(), rewritten), false))
-                .as("claiming first: the rows it claimed stay locked while it waits").isEqualTo(2);
-        assertThat(rewritten.get()).as("texts rewritten to claim first").isEqualTo(1);
-    }
-
-    /**
-     * Holds the row of a run in another transaction while the store writes the run's outcome and claims 2 of 3
-     * queued jobs; once a statement of the store waits for that lock, counts the queued rows locked meanwhile,
-     * then lets go and (if {@code expectClaimed}) checks that the outcome and the claim both landed.
-     */
-    private int queuedRowsLockedWhileAnEndingRunWaits(DataSource storeOn, boolean expectClaimed) throws Exception {
-        for (int i = 0; i < 4; i++) store.enqueue(job("acme"));
-        Job run = store.claim(claim(W1, 1)).getFirst();
-        PostgresJobStore tried = new PostgresJobStore(storeOn);
+        PostgresJobStore waiting = new PostgresJobStore(waitingFence(db.dataSource(), rewritten));
         try (Connection holder = db.dataSource().getConnection(); Connection looker = db.dataSource().getConnection()) {
             holder.setAutoCommit(false);
-            try (var ps = holder.prepareStatement("SELECT 1 FROM jobq.jobs WHERE id = ? FOR NO KEY UPDATE")) {
-                ps.setLong(1, run.id().value());
+            try (var ps = holder.prepareStatement("SELECT 1 FROM jobq.jobs WHERE id = ANY(?) FOR NO KEY UPDATE")) {
+                ps.setArray(1, holder.createArrayOf("bigint", new Long[] {held.id().value(), heldForTheWrongVariant.id().value()}));
                 ps.executeQuery().close();
             }
-            int holderPid;
-            try (var ps = holder.prepareStatement("SELECT pg_backend_pid()"); var rs = ps.executeQuery()) {
-                rs.next();
-                holderPid = rs.getInt(1);
-            }
-            var call = new java.util.concurrent.FutureTask<>(() -> tried.recordOutcomesThenClaim(List.of(done(run)), claim(W1, 2)));
+            var call = new java.util.concurrent.FutureTask<>(() -> store.recordOutcomesThenClaim(List.of(done(held), done(other)), claim(W1, 1)));
             Thread.ofPlatform().daemon().name("outcomes-then-claim").start(call);
+            OutcomesThenClaim both = call.get(10, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(both.answers().get(0)).isEqualTo(new FencedWrite.Held(held.fencingToken()));
+            assertThat(both.answers().get(1)).isInstanceOfSatisfying(FencedWrite.Applied.class,
+                    a -> assertThat(a.job().state()).isEqualTo(JobState.DONE));
+            assertThat(both.claimed()).hasSize(1);
+            assertThat(store.get(held.id()).orElseThrow().state()).as("the held run's row unchanged").isEqualTo(JobState.RUNNING);
+
+            var waited = new java.util.concurrent.FutureTask<>(() -> waiting.recordOutcomesThenClaim(List.of(done(heldForTheWrongVariant)),
+                    claim(W1, 1)));
+            Thread.ofPlatform().daemon().name("waiting-variant").start(waited);
             long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-            while (!blocksAnother(looker, holderPid)) {
-                assertThat(System.nanoTime()).as("a statement of the store waits for the held row").isLessThan(deadline);
+            while (!blocksAnother(looker, backendPid(holder))) {
+                assertThat(System.nanoTime()).as("the waiting variant waits for the held row").isLessThan(deadline);
                 Thread.sleep(10);
             }
-            int lockedQueued;
-            try (var ps = looker.prepareStatement("""
-                    SELECT 3 - count(*) FROM (SELECT id FROM jobq.jobs WHERE state = 'queued' FOR UPDATE SKIP LOCKED) free""")) {
-                var rs = ps.executeQuery();
-                rs.next();
-                lockedQueued = rs.getInt(1);
-            }
+            assertThat(waited.isDone()).isFalse();
             holder.commit();
-            if (!expectClaimed) {
-                try {
-                    call.get(10, java.util.concurrent.TimeUnit.SECONDS);
-                } catch (java.util.concurrent.ExecutionException wrongVariantsAnswer) {
-                    // the swapped variant's results are in the wrong order: its failure is not what is tested
-                }
-                return lockedQueued;
-            }
-            OutcomesThenClaim both = call.get(10, java.util.concurrent.TimeUnit.SECONDS);
-            assertThat(both.answers()).singleElement().isInstanceOfSatisfying(FencedWrite.Applied.class,
-                    a -> assertThat(a.job().state()).isEqualTo(JobState.DONE));
-            assertThat(both.claimed()).hasSize(2);
-            return lockedQueued;
+            assertThat(waited.get(10, java.util.concurrent.TimeUnit.SECONDS).answers()).singleElement().matches(FencedWrite::applied);
+            assertThat(rewritten.get()).as("texts rewritten to wait").isEqualTo(1);
+        }
+        assertThat(store.recordOutcomes(List.of(done(held)))).as("written again once the holder is done").singleElement()
+                .isInstanceOfSatisfying(FencedWrite.Applied.class, a -> assertThat(a.job().state()).isEqualTo(JobState.DONE));
+    }
+
+    private static int backendPid(Connection c) throws java.sql.SQLException {
+        try (var ps = c.prepareStatement("SELECT pg_backend_pid()"); var rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getInt(1);
         }
     }
 
@@ -167,35 +153,19 @@ class OutcomesThenClaimTest extends PostgresStoreTestCase {
     }
 
     /**
-     * {@code target} with the outcomes-then-claim text's two statements swapped, the claim first, its binds
-     * moved with them: the deliberately wrong variant. Counts the texts it rewrote in {@code rewritten}, so a
-     * test sees that it did. (Its results come back in the swapped order too, so the store's call fails once
-     * it gets them; the test looks only at what was locked while it waited.)
+     * {@code target} with the outcome statement's fence locking without {@code SKIP LOCKED}, so that it waits for
+     * a held row: the deliberately wrong variant. Counts the texts it rewrote in {@code rewritten}, so a test sees
+     * that it did.
      */
-    private static DataSource claimingFirst(DataSource target, AtomicInteger rewritten) {
+    private static DataSource waitingFence(DataSource target, AtomicInteger rewritten) {
         return JdbcProxies.afterEachCall(DataSource.class, target, (method, args, result) -> method.getName().equals("getConnection")
                 ? JdbcProxies.afterEachCall(Connection.class, (Connection) result, (m, a, made) -> {
-                    if (!m.getName().equals("prepareStatement") || !(a[0] instanceof String sql) || !sql.contains(OutcomeStatement.THEN)) {
+                    if (!m.getName().equals("prepareStatement") || !(a[0] instanceof String sql) || !sql.contains("OF j SKIP LOCKED")) {
                         return made;
                     }
                     ((PreparedStatement) made).close();
-                    String[] parts = sql.split(OutcomeStatement.THEN);
-                    assertThat(parts).as("the outcome statement, then the claim").hasSize(2);
-                    int outcomeBinds = (int) parts[0].chars().filter(c -> c == '?').count();
-                    int claimBinds = (int) parts[1].chars().filter(c -> c == '?').count();
-                    PreparedStatement swapped = ((Connection) result).prepareStatement(parts[1] + OutcomeStatement.THEN + parts[0]);
                     rewritten.incrementAndGet();
-                    return java.lang.reflect.Proxy.newProxyInstance(PreparedStatement.class.getClassLoader(),
-                            new Class<?>[] {PreparedStatement.class}, (proxy, sm, sa) -> {
-                                if (sm.getName().startsWith("set") && sa != null && sa.length >= 2 && sa[0] instanceof Integer i) {
-                                    sa[0] = i <= outcomeBinds ? i + claimBinds : i - outcomeBinds;
-                                }
-                                try {
-                                    return sm.invoke(swapped, sa);
-                                } catch (java.lang.reflect.InvocationTargetException e) {
-                                    throw e.getCause();
-                                }
-                            });
+                    return ((Connection) result).prepareStatement(sql.replace("FOR NO KEY UPDATE OF j SKIP LOCKED", "FOR NO KEY UPDATE OF j"));
                 })
                 : result);
     }

@@ -6,7 +6,8 @@ import java.util.Optional;
 
 /**
  * The result of a write fenced by a {@link FencingToken} (complete, fail). A stale token is an
- * expected outcome, not an error: the worker must discard its result.
+ * expected outcome, not an error: the worker must discard its result. A row another transaction holds is
+ * expected too: the write waits for nobody, and the worker writes it again later.
  */
 public sealed interface FencedWrite {
     /** The write applied; {@code job} is the row after it (done, scheduled or dead). */
@@ -17,6 +18,14 @@ public sealed interface FencedWrite {
      * id with a newer attempt): nothing changed. {@code current} is the row now, if it exists.
      */
     record Rejected(FencingToken presented, Optional<Job> current) implements FencedWrite {}
+
+    /**
+     * Another transaction holds the row (an application's open transaction that cancels the job, say), and
+     * the write does not wait for it, so that one held row holds back no other run's outcome: nothing changed,
+     * and the row still carried the token when looked at afterwards. Write it again later; the fence decides
+     * then.
+     */
+    record Held(FencingToken presented) implements FencedWrite {}
 
     default boolean applied() {
         return this instanceof Applied;

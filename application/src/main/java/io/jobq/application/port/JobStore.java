@@ -83,8 +83,9 @@ public interface JobStore extends ScheduleStore, ApiKeyStore {
      * {@code last_error} says why.
      *
      * @param resultJson JSON text; text the database cannot store (a NUL) is sanitised, never refused
-     * @return {@link FencedWrite.Applied} with the done job, or {@link FencedWrite.Rejected} when the
-     *     row no longer carries the token
+     * @return {@link FencedWrite.Applied} with the done job, {@link FencedWrite.Rejected} when the
+     *     row no longer carries the token, or {@link FencedWrite.Held} when another transaction holds the row
+     *     (nothing changed; write again later)
      */
     FencedWrite complete(FencingToken token, Optional<String> resultJson);
 
@@ -96,14 +97,15 @@ public interface JobStore extends ScheduleStore, ApiKeyStore {
      * @param error the failure message; sanitised (no NUL, valid UTF-16) and bounded to
      *     {@value #MAX_ERROR_BYTES} UTF-8 bytes with a truncation marker, never refused
      * @param decision what becomes of the job, as the domain's retry policy decided it
-     * @return {@link FencedWrite.Applied} with the scheduled or dead job, or {@link FencedWrite.Rejected}
+     * @return {@link FencedWrite.Applied} with the scheduled or dead job, {@link FencedWrite.Rejected}, or
+     *     {@link FencedWrite.Held} (as for {@link #complete})
      */
     FencedWrite fail(FencingToken token, String error, RetryDecision decision);
 
     /**
      * Writes several runs' outcomes at once, each fenced by its own token exactly as {@link #complete} and
-     * {@link #fail} fence one: a stale token is {@link FencedWrite.Rejected} and changes nothing, while the
-     * others apply. A store that can commits them all in one transaction (PostgreSQL: one statement), so a
+     * {@link #fail} fence one: a stale token is {@link FencedWrite.Rejected} and a row another transaction
+     * holds is {@link FencedWrite.Held}, each changing nothing, while the others apply. A store that can commits them all in one transaction (PostgreSQL: one statement), so a
      * busy worker pays one commit per batch instead of one per job; this default writes them one by one.
      *
      * @param writes 0..n outcomes of distinct runs (no job twice)

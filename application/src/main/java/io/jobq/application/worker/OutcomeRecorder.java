@@ -32,6 +32,9 @@ final class OutcomeRecorder {
 
     /** The pause before the second outcome write; it doubles before each further one. */
     static final Duration WRITE_RETRY_PAUSE = Duration.ofMillis(200);
+    /** The pause before a held write is made again, in ms; it doubles up to {@link #HELD_MAX_PAUSE_MS}. */
+    static final long HELD_FIRST_PAUSE_MS = 5;
+    static final long HELD_MAX_PAUSE_MS = 1000;
 
     private final OutcomeBatcher outcomes;
     private final RetryPolicy retryPolicy;
@@ -40,14 +43,17 @@ final class OutcomeRecorder {
     private final InstantSource clock;
     private final BooleanSupplier abandoning;
     private final RunsInHand runs;
+    private final Duration lease;
 
     /**
      * @param abandoning true once shutdown has given up on runs in hand: a failing write is not retried then
      * @param runs told of every run let go without its outcome written, whose lease may still be this worker's
+     * @param lease how long a held write is made again before it is left to the lease
      */
     OutcomeRecorder(OutcomeBatcher outcomes, RetryPolicy retryPolicy, WorkerListener listener, ErrorReporter errors,
-            InstantSource clock, BooleanSupplier abandoning, RunsInHand runs) {
+            InstantSource clock, BooleanSupplier abandoning, RunsInHand runs, Duration lease) {
         this.runs = runs;
+        this.lease = lease;
         this.outcomes = outcomes;
         this.retryPolicy = retryPolicy;
         this.listener = listener;
@@ -104,6 +110,7 @@ final class OutcomeRecorder {
             }
             case FencedWrite.Rejected rejected -> discard(run, DiscardReason.WRITE_REJECTED,
                     "the store refused its completion: " + describeCurrent(rejected));
+            case FencedWrite.Held held -> throw new IllegalStateException("writeWithRetries answers no held write");
         }
     }
 
@@ -128,6 +135,7 @@ final class OutcomeRecorder {
             }
             case FencedWrite.Rejected rejected -> discard(run, DiscardReason.WRITE_REJECTED,
                     "the store refused its failure (" + error + "): " + describeCurrent(rejected));
+            case FencedWrite.Held held -> throw new IllegalStateException("writeWithRetries answers no held write");
         }
     }
 
@@ -135,15 +143,35 @@ final class OutcomeRecorder {
      * Tries {@code write} up to {@link Worker#WRITE_ATTEMPTS} times. A write whose commit succeeded but whose
      * answer was lost is tried again (by this run, or at once by the claim loop) and then rejected; a
      * rejection that shows the row as this very write left it ({@link #showsThisWrite}) is therefore counted
-     * as applied.
+     * as applied. A held write is made again ({@link #pauseWhileHeld}); that counts as no try.
      *
-     * @return the store's answer, or empty when every try threw (the run is then discarded)
+     * @return the store's answer, applied or rejected, or empty when every try threw or the row stayed held
+     *     (the run is then discarded)
      */
     private Optional<FencedWrite> writeWithRetries(String operation, Run run, OutcomeWrite write, Runnable handedOver) {
         Duration pause = WRITE_RETRY_PAUSE;
-        for (int attempt = 1; ; attempt++) {
+        long heldSince = 0;
+        long heldPauseMs = HELD_FIRST_PAUSE_MS;
+        for (int attempt = 1; ; ) {
             try {
                 FencedWrite result = outcomes.write(write, handedOver);
+                if (result instanceof FencedWrite.Held) {
+                    if (heldSince == 0) {
+                        heldSince = System.nanoTime() | 1; // never 0
+                        // DEBUG: the worker's own heartbeat holds a row for a moment now and then
+                        JobLogFields.of(log.atDebug(), run.job).log("job {} attempt {}: another transaction holds its row"
+                                + " (a heartbeat, a cancel not yet committed); its {} is written again once that ends", run.job.id(),
+                                run.job.attempts(), operation);
+                    }
+                    if (!pauseWhileHeld(heldSince, heldPauseMs)) {
+                        runs.letGo(run.token);
+                        discard(run, DiscardReason.WRITE_FAILED, "another transaction held its row for the whole "
+                                + lease.toMillis() + " ms lease; it is left to its lease");
+                        return Optional.empty();
+                    }
+                    heldPauseMs = Math.min(HELD_MAX_PAUSE_MS, heldPauseMs * 2);
+                    continue;
+                }
                 // Also on the first try: the claim loop writes again, alone, what a claim of its own that threw carried.
                 if (result instanceof FencedWrite.Rejected r && r.current().filter(j -> showsThisWrite(j, write)).isPresent()) {
                     return Optional.of(new FencedWrite.Applied(r.current().get()));
@@ -160,11 +188,30 @@ final class OutcomeRecorder {
                     break;
                 }
                 pause = pause.multipliedBy(2);
+                attempt++;
             }
         }
         runs.letGo(run.token); // before the run ends: the claim loop must never take it for a lost claim
         discard(run, DiscardReason.WRITE_FAILED, "its " + operation + " kept failing; it is left to its lease");
         return Optional.empty();
+    }
+
+    /**
+     * Pauses {@code pauseMs} before a held write is made again, unless the row has been held for a whole lease
+     * since {@code heldSince} ({@link System#nanoTime()}) or shutdown is abandoning runs: then the write is left
+     * to the lease (the transaction holding the row may be a reaper's, or one left open for good).
+     *
+     * @return whether to write again
+     */
+    private boolean pauseWhileHeld(long heldSince, long pauseMs) {
+        if (abandoning.getAsBoolean() || System.nanoTime() - heldSince >= lease.toNanos()) return false;
+        try {
+            Thread.sleep(pauseMs);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     /**

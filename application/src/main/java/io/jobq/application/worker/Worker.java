@@ -144,7 +144,8 @@ public final class Worker implements AutoCloseable {
         WakeSignal handedOver = claimsCarryOutcomes ? claimSignal : new WakeSignal();
         this.outcomes = new OutcomeBatcher(store, settings.outcomeBatchSize(), waitForClaimLoop(settings), handedOver);
         this.outcomeWriter = claimsCarryOutcomes ? Optional.empty() : Optional.of(new OutcomeWriter(outcomes, handedOver, errors));
-        OutcomeRecorder recorder = new OutcomeRecorder(outcomes, b.retryPolicy, listener, errors, b.clock, () -> abandoning, runs);
+        OutcomeRecorder recorder = new OutcomeRecorder(outcomes, b.retryPolicy, listener, errors, b.clock, () -> abandoning, runs,
+                settings.lease());
         this.runner = new JobRunner(id, handlers, settings, runs, recorder, b.mapper, b.clock, listener, errors,
                 () -> abandoning);
         this.ahead = new ClaimedAhead(runs, runner, settings, listener, errors);

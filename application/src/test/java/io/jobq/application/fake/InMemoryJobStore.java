@@ -125,6 +125,7 @@ public final class InMemoryJobStore implements JobStore {
     private final Map<String, Throwable> plannedFailures = new java.util.concurrent.ConcurrentHashMap<>();
     private final Set<String> lostAnswers = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final Set<String> downMethods = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<Long> heldRows = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final Map<String, CountDownLatch> gates = new java.util.concurrent.ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> atGate = new java.util.concurrent.ConcurrentHashMap<>();
     private final Map<String, Set<String>> callers = new java.util.concurrent.ConcurrentHashMap<>();
@@ -170,6 +171,15 @@ public final class InMemoryJobStore implements JobStore {
             }
         }
         if (interrupted) Thread.currentThread().interrupt();
+    }
+
+    /**
+     * While {@code held}, an outcome write fenced on job {@code id}'s row that would apply answers
+     * {@link FencedWrite.Held} and changes nothing, as PostgreSQL's does while another transaction holds the row.
+     */
+    public void holdRow(io.jobq.domain.job.JobId id, boolean held) {
+        if (held) heldRows.add(id.value());
+        else heldRows.remove(id.value());
     }
 
     /** While false, calls of {@code method} alone throw {@link StoreUnavailableException} and change nothing. */
@@ -301,6 +311,7 @@ public final class InMemoryJobStore implements JobStore {
         {
             Row r = holder(token);
             if (r == null) return rejected(token);
+            if (heldRows.contains(token.job().value())) return new FencedWrite.Held(token);
             chargeMeasured(r, ran);
             r.state = JobState.DONE;
             r.result = Optional.empty();
@@ -339,6 +350,7 @@ public final class InMemoryJobStore implements JobStore {
     private FencedWrite failRun(FencingToken token, String error, RetryDecision decision, Optional<Duration> ran) {
         Row r = holder(token);
         if (r == null) return rejected(token);
+        if (heldRows.contains(token.job().value())) return new FencedWrite.Held(token);
         chargeMeasured(r, ran);
         write(r, error, decision);
         return new FencedWrite.Applied(r.toJob());

@@ -86,6 +86,45 @@ class OutcomeRecorderTest extends WorkerFixture {
     }
 
     /**
+     * A write held by another transaction (an application's open cancel) is made again, not discarded, and
+     * lands once the row is let go; meanwhile the job is neither done nor given up.
+     */
+    @Test
+    void aHeldCompletionIsWrittenAgainOnceTheRowIsLetGo() throws InterruptedException {
+        JobId[] id = new JobId[1];
+        handlers.register("held", ctx -> {
+            store.holdRow(id[0], true);
+            return Optional.empty();
+        });
+        id[0] = enqueue("held", "{}");
+        start(FAST);
+        Await.until(SOON, "the completion answered held", () -> store.calls("recordOutcomesThenClaim") + store.calls("recordOutcomes") >= 3);
+        assertThat(store.require(id[0]).state()).isEqualTo(JobState.RUNNING);
+        store.holdRow(id[0], false);
+
+        awaitState(id[0], JobState.DONE);
+        assertThat(events.completed).hasSize(1);
+        assertThat(events.discards).isEmpty();
+    }
+
+    /** A row held for a whole lease: the write is left to the lease (the holder may be a reaper), the run let go. */
+    @Test
+    void aCompletionHeldForAWholeLeaseIsLeftToTheLease() {
+        JobId[] id = new JobId[1];
+        handlers.register("held", ctx -> {
+            store.holdRow(id[0], true);
+            return Optional.empty();
+        });
+        id[0] = enqueue("held", "{}");
+        start(FAST.toBuilder().lease(Duration.ofMillis(300)).maintenanceEnabled(false).build());
+
+        Await.until(SOON, "the discard", () -> !events.discards.isEmpty());
+        assertThat(events.discards).extracting(RecordingListener.Discard::reason).containsExactly(DiscardReason.WRITE_FAILED);
+        assertThat(events.completed).isEmpty();
+        assertThat(store.require(id[0]).state()).isEqualTo(JobState.RUNNING);
+    }
+
+    /**
      * A write tried again after its answer was lost is refused (its fence is gone): it counts as written only
      * when the row is exactly as this write left it, never when someone else moved the job on.
      */
