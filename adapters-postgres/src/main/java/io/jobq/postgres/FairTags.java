@@ -115,26 +115,30 @@ final class FairTags {
             ORDER BY i.id""".formatted(queueVirtualTime("{0}"), chargesWork("{0}"), Enqueuer.CHANNEL);
 
     /**
-     * Promotion of one queue's due scheduled jobs in one statement. due: the queue's oldest due jobs,
-     * riding jobs_due_by_queue, SKIP LOCKED so concurrent promoters take disjoint sets. locked: their
-     * tenants' rows, SKIP LOCKED as well: a tenant whose row another transaction holds (an enqueue inside an
-     * application's open transaction holds it until that commits) keeps its due jobs scheduled until a later
-     * pass, instead of stalling this pass, and with it the reaping of dead workers' leases, for as long as
-     * that transaction stays open; never waiting, two promoters cannot deadlock. (The limit counts the
-     * passed-by tenant's due jobs too: while one holds the queue's oldest {0} due jobs, the queue promotes
-     * nothing, as it did before by waiting, but the pass goes on to the other queues and the reaping.) FOR NO KEY UPDATE because
-     * enqueues' foreign-key checks take KEY SHARE on the same rows and must not be blocked. V is read once,
-     * before any job of the pass is queued, so jobs promoted together into an empty queue start level and
-     * none is charged for another. Each tenant's k-th promoted job (by run_at, id) gets
-     * {@code max(V, L) + k/weight}. A tenant with a cap, or in a work queue, is not charged: its due jobs become held, and the
-     * caller releases what the cap allows with {@link #RELEASE} in the same transaction. Binds: {0} the
-     * most jobs to promote, {1} the queue. Returns (queue, tenant, promoted, of them held, notified, the highest priority queued) per
-     * tenant, notifying the queue's listeners on commit when any job became queued.
+     * Promotion of one queue's due scheduled jobs in one statement. due: the queue's oldest due jobs, but for
+     * the tenants passed by ({2}), riding jobs_due_by_queue, SKIP LOCKED so concurrent promoters take disjoint
+     * sets. locked: their tenants' rows, waiting for each ({@link #PROMOTE}, under a short lock_timeout:
+     * an enqueue holds its tenant's row for its transaction) or SKIP LOCKED ({@link #PROMOTE_SKIPPING}: for a
+     * row held longer, an enqueue inside an application's open transaction); {@link DuePromotion} says when
+     * each. FOR NO KEY UPDATE because enqueues' foreign-key checks take KEY SHARE on the same rows and must not
+     * be blocked. V is read once, before any job of the pass is queued, so jobs promoted together into an
+     * empty queue start level and none is charged for another. Each tenant's k-th promoted job (by run_at,
+     * id) gets {@code max(V, L) + k/weight}. A tenant with a cap, or in a work queue, is not charged: its due
+     * jobs become held, and the caller releases what the cap allows with {@link #RELEASE} in the same
+     * transaction. Binds: {0} the most jobs to promote, {1} the queue, {2} the tenants to pass by (text[]).
+     * Returns, per tenant with due jobs taken: (queue, tenant, promoted, of them held, notified, the highest
+     * priority queued, whether its row was locked, its due jobs taken), notifying the queue's listeners on
+     * commit when any job became queued.
      */
-    static final String PROMOTE = """
+    static final String PROMOTE = promote("");
+    /** {@link #PROMOTE}, passing over a tenant whose row another transaction holds (its row: not locked). */
+    static final String PROMOTE_SKIPPING = promote(" SKIP LOCKED");
+
+    private static String promote(String lockWait) {
+        return """
             WITH due AS MATERIALIZED (
                 SELECT id, queue, tenant, run_at FROM jobq.jobs
-                WHERE state = 'scheduled' AND queue = {1} AND run_at <= now()
+                WHERE state = 'scheduled' AND queue = {1} AND run_at <= now() AND tenant <> ALL({2}::text[])
                 ORDER BY run_at, id
                 LIMIT {0}
                 FOR UPDATE SKIP LOCKED
@@ -148,7 +152,7 @@ final class FairTags {
                 SELECT t.queue, t.tenant, t.weight, t.last_vtime, t.max_running FROM jobq.tenants t
                 WHERE (t.queue, t.tenant) IN (SELECT queue, tenant FROM counts)
                 ORDER BY t.queue, t.tenant
-                FOR NO KEY UPDATE SKIP LOCKED
+                FOR NO KEY UPDATE%s
             ), queue_v AS MATERIALIZED (
                 SELECT q.queue, %s AS v, %s AS work
                 FROM (SELECT DISTINCT queue FROM counts) q
@@ -172,11 +176,14 @@ final class FairTags {
                        coalesce(max(priority) FILTER (WHERE state = 'queued'), 0) AS top_priority
                 FROM promoted GROUP BY queue, tenant
             )
-            SELECT b.queue, b.tenant, b.n, b.held, n.notified, b.top_priority
-            FROM by_tenant b
+            SELECT c.queue, c.tenant, coalesce(b.n, 0), coalesce(b.held, 0), n.notified, coalesce(b.top_priority, 0),
+                   EXISTS (SELECT 1 FROM locked l WHERE l.queue = c.queue AND l.tenant = c.tenant), c.n
+            FROM counts c
+            LEFT JOIN by_tenant b ON b.queue = c.queue AND b.tenant = c.tenant
             CROSS JOIN (SELECT max(pg_notify('%s', {1})::text) AS notified
                         FROM (SELECT 1 FROM by_tenant WHERE n > held LIMIT 1) any_queued) n""".formatted(
-            queueVirtualTime("q.queue"), chargesWork("q.queue"), Enqueuer.CHANNEL);
+                lockWait, queueVirtualTime("q.queue"), chargesWork("q.queue"), Enqueuer.CHANNEL);
+    }
 
     /**
      * Charges a tenant one job and returns its tag, {@code max(V, L) + 1/weight}: the enqueue's charge, for

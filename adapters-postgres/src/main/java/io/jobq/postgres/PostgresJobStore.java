@@ -717,7 +717,8 @@ public final class PostgresJobStore implements JobStore {
               AND EXISTS (SELECT 1 FROM jobq.jobs j WHERE j.state = 'scheduled' AND j.queue = q.queue AND j.run_at <= now())""";
 
     /**
-     * Promotes up to {@code limit} due jobs in EACH queue that has some, one transaction per queue, so a
+     * Promotes up to {@code limit} due jobs in EACH queue that has some ({@link DuePromotion}: a transaction
+     * per queue, a few where a tenant's row is held), so a
      * queue whose promotion fails (a row or tenant the database refuses to update) is logged and skipped
      * while every other queue is promoted. An unreachable database fails the whole call, as before.
      */
@@ -728,18 +729,7 @@ public final class PostgresJobStore implements JobStore {
         int promoted = 0;
         for (String queue : queues) {
             try {
-                promoted += run("promote due jobs", () -> dsl.transactionResult(cfg -> {
-                    int n = 0;
-                    for (Record r : cfg.dsl().resultQuery(schema.sql(FairTags.PROMOTE), val(limit, SQLDataType.INTEGER), queue)) {
-                        long held = r.get(3, Long.class);
-                        n += (int) (r.get(2, Long.class) - held);
-                        // The tenant's row is locked by PROMOTE, an earlier statement: RELEASE may count, and
-                        // promoted jobs with priority are sorted in among the tenant's queued ones.
-                        if (held > 0) n += TenantCaps.release(cfg.dsl(), queue, r.get(1, String.class));
-                        TenantPriority.reorder(cfg.dsl(), queue, r.get(1, String.class), r.get(5, Integer.class));
-                    }
-                    return n;
-                }));
+                promoted += run("promote due jobs", () -> DuePromotion.promote(dsl, queue, limit));
             } catch (StoreUnavailableException e) {
                 throw e;
             } catch (RuntimeException e) {

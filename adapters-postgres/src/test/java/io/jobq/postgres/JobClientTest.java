@@ -10,6 +10,7 @@ import io.jobq.application.port.NewJob;
 import io.jobq.domain.job.Job;
 import io.jobq.domain.job.JobState;
 import io.jobq.domain.job.QueueName;
+import io.jobq.domain.job.TaskName;
 import io.jobq.domain.tenant.TenantId;
 import io.jobq.postgres.testing.PostgresDatabaseExtension;
 import io.jobq.postgres.testing.TestDatabase;
@@ -19,6 +20,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
@@ -164,6 +166,80 @@ class JobClientTest {
             }
             assertThat(store.promoteDue(100)).isEqualTo(1);
             assertThat(store.get(busyLater.id()).orElseThrow().state()).isEqualTo(JobState.QUEUED);
+        }
+
+        /**
+         * A tenant enqueueing all the time holds its row most of the time: promotion waits for it a moment
+         * rather than pass it over, or the tenant's retries and delayed jobs would stay scheduled for as long as
+         * it keeps enqueueing. Passing it over whenever held (the wrong variant) promotes none of them here.
+         */
+        @Test
+        void aTenantWhoseRowIsHeldForAMomentIsWaitedForNotStarved() throws Exception {
+            PostgresJobStore store = new PostgresJobStore(db.dataSource());
+            assertThat(promotedWhileAnEnqueueHoldsTheRow(store, true, true, 3)).isEqualTo(Map.of("busy", 3L));
+            db.emptyTables();
+            assertThat(promotedWhileAnEnqueueHoldsTheRow(store, true, false, 3)).as("never waiting")
+                    .doesNotContainKey("busy");
+        }
+
+        /**
+         * A tenant whose row an open transaction holds and whose due jobs fill the pass's limit holds back no
+         * other tenant's due jobs: the pass goes on without it. One pass that skips its row but counts its jobs
+         * (the wrong variant) promotes nothing here.
+         */
+        @Test
+        void aHeldTenantWithManyDueJobsHoldsBackNoOtherTenant() throws Exception {
+            PostgresJobStore store = new PostgresJobStore(db.dataSource());
+            assertThat(promotedWhileAnEnqueueHoldsTheRow(store, false, true, 3)).isEqualTo(Map.of("other", 1L));
+            db.emptyTables();
+            assertThat(promotedWhileAnEnqueueHoldsTheRow(store, false, true, 1)).as("one skipping pass").isEmpty();
+        }
+
+        /**
+         * Tenant "busy" has the queue's 3 oldest due jobs, "other" one due after them; an enqueue of "busy"
+         * in an open transaction holds busy's row while {@link DuePromotion} promotes with a limit of 3 (the
+         * given variant): until the pass waits for the row ({@code commitOnceWaitedFor}), or else until the pass
+         * is over. Returns the due jobs it queued, by tenant.
+         */
+        private Map<String, Long> promotedWhileAnEnqueueHoldsTheRow(PostgresJobStore store, boolean commitOnceWaitedFor,
+                boolean waitFirst, int passes) throws Exception {
+            TaskName later = TaskName.of("later");
+            for (int i = 0; i < 3; i++) store.enqueue(NewJob.of(TenantId.of("busy"), QueueName.DEFAULT, later, "{}").withDelay(Duration.ofHours(1)));
+            store.enqueue(NewJob.of(TenantId.of("other"), QueueName.DEFAULT, later, "{}").withDelay(Duration.ofHours(1)));
+            db.execute("UPDATE jobs SET run_at = now() - interval '1 minute' + (id - (SELECT min(id) FROM jobs)) * interval '1 second'");
+            try (Connection c = callerTransaction(); Connection looker = db.newConnection()) {
+                client.enqueue(c, NewJob.of(TenantId.of("busy"), QueueName.DEFAULT, TASK, "{}")); // busy's row stays locked
+                int holder = backendPid(c);
+                java.util.concurrent.CompletableFuture<Integer> pass = java.util.concurrent.CompletableFuture.supplyAsync(
+                        () -> DuePromotion.promote(JobqSchema.DEFAULT.dsl(db.dataSource()), "default", 3, waitFirst, passes),
+                        work -> Thread.ofVirtual().start(work));
+                long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+                while (!pass.isDone() && !(commitOnceWaitedFor && waitsFor(looker, holder))) {
+                    assertThat(System.nanoTime()).as("the pass neither waited for the row nor ended").isLessThan(deadline);
+                    Thread.sleep(2);
+                }
+                c.commit();
+                pass.get(5, java.util.concurrent.TimeUnit.SECONDS);
+            }
+            return db.dsl().resultQuery("SELECT tenant, count(*) FROM jobs WHERE task = 'later' AND state = 'queued' GROUP BY tenant")
+                    .fetchMap(r -> r.get(0, String.class), r -> r.get(1, Long.class));
+        }
+
+        private static int backendPid(Connection c) throws SQLException {
+            try (var ps = c.prepareStatement("SELECT pg_backend_pid()"); var rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getInt(1);
+            }
+        }
+
+        /** Whether a session waits for a lock that backend {@code pid} holds. */
+        private static boolean waitsFor(Connection looker, int pid) throws SQLException {
+            try (var ps = looker.prepareStatement("SELECT count(*) FROM pg_stat_activity WHERE ? = ANY(pg_blocking_pids(pid))")) {
+                ps.setInt(1, pid);
+                var rs = ps.executeQuery();
+                rs.next();
+                return rs.getInt(1) > 0;
+            }
         }
     }
 

@@ -1,0 +1,125 @@
+package io.jobq.postgres;
+
+import static org.jooq.impl.DSL.val;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import org.jooq.DSLContext;
+import org.jooq.Record;
+import org.jooq.exception.DataAccessException;
+import org.jooq.impl.SQLDataType;
+
+/**
+ * Promotes one queue's due scheduled jobs ({@link FairTags#PROMOTE}), neither stalled by a tenant row another
+ * transaction holds nor starving that tenant.
+ *
+ * <p>Each tenant's row is locked to charge it, and an enqueue holds its tenant's row until its transaction
+ * commits: a few milliseconds through the API, as long as the application likes through {@code JobClient}.
+ * So the pass first waits for the rows, at most {@value #LOCK_WAIT_MS} ms each ({@code lock_timeout}): a
+ * tenant enqueueing hundreds of jobs a second holds its row most of the time, and passing it over whenever it
+ * is held would leave its retries and delayed jobs scheduled for as long as it keeps enqueueing. Only when a
+ * row stays held longer does the pass go on without it ({@link FairTags#PROMOTE_SKIPPING}), and then, while
+ * the passed-by tenants' jobs filled the pass's limit, again with their jobs left out ({@value #SKIPPING_PASSES}
+ * passes at most), so that one tenant's open transaction never holds back the other tenants' due jobs. The
+ * passed-by tenants' jobs are promoted by a later pass.
+ */
+final class DuePromotion {
+    /** The longest a pass waits for one tenant row, in ms, before it passes the tenant by. */
+    static final int LOCK_WAIT_MS = 100;
+    /** SQLSTATE of a lock wait that ran past lock_timeout. */
+    private static final String LOCK_NOT_AVAILABLE = "55P03";
+    /** The most passes skipping held tenants: each leaves out the tenants held in the one before. */
+    private static final int SKIPPING_PASSES = 3;
+
+    /** A tenant whose jobs a pass promoted, of them {@code held} (a gated tenant's), the highest priority queued. */
+    private record Promoted(String tenant, long promoted, long held, int topPriority) {}
+
+    /**
+     * One transaction's statement: what it promoted, the tenants it passed by (their rows were held), and how
+     * many due jobs it took in all (its limit, when due jobs are left).
+     */
+    private record Pass(List<Promoted> promoted, Set<String> passedBy, long taken) {}
+
+    private DuePromotion() {}
+
+    /**
+     * Promotes up to {@code limit} due jobs of {@code queue} per pass (see the class), each pass in a
+     * transaction of its own that also, for every tenant promoted, releases what its cap allows of its held
+     * jobs and sorts its prioritised jobs in (its row is locked there, by the earlier statement).
+     *
+     * @return how many jobs became queued
+     * @throws DataAccessException as a statement failed, but for a lock wait that timed out
+     */
+    static int promote(DSLContext dsl, String queue, int limit) {
+        return promote(dsl, queue, limit, true, SKIPPING_PASSES);
+    }
+
+    /**
+     * As {@link #promote(DSLContext, String, int)}; {@code waitFirst} false and {@code skippingPasses} 1 are
+     * the deliberately wrong variants its tests run against (a held tenant starved; the others held back).
+     */
+    static int promote(DSLContext dsl, String queue, int limit, boolean waitFirst, int skippingPasses) {
+        if (waitFirst) {
+            Integer queued = waitingPass(dsl, queue, limit);
+            if (queued != null) return queued;
+        }
+        int queued = 0;
+        Set<String> passedBy = new TreeSet<>();
+        for (int i = 0; i < skippingPasses; i++) {
+            Set<String> leftOut = Set.copyOf(passedBy);
+            int[] n = new int[1];
+            Pass p = dsl.transactionResult(cfg -> {
+                Pass pass = pass(cfg.dsl(), FairTags.PROMOTE_SKIPPING, queue, limit, leftOut);
+                n[0] = queued(cfg.dsl(), pass, queue);
+                return pass;
+            });
+            queued += n[0];
+            if (p.passedBy().isEmpty() || p.taken() < limit) break;
+            passedBy.addAll(p.passedBy());
+        }
+        return queued;
+    }
+
+    /** The pass that waits for held tenant rows, up to {@link #LOCK_WAIT_MS} each: the jobs it queued, or null if one stayed held. */
+    private static Integer waitingPass(DSLContext dsl, String queue, int limit) {
+        try {
+            return dsl.transactionResult(cfg -> {
+                cfg.dsl().resultQuery("SELECT set_config('lock_timeout', {0}, true)", LOCK_WAIT_MS + "ms").fetch();
+                return queued(cfg.dsl(), pass(cfg.dsl(), FairTags.PROMOTE, queue, limit, Set.of()), queue);
+            });
+        } catch (DataAccessException e) {
+            if (!LOCK_NOT_AVAILABLE.equals(StoreErrors.sqlState(e))) throw e;
+            return null;
+        }
+    }
+
+    private static Pass pass(DSLContext tx, String statement, String queue, int limit, Set<String> leftOut) {
+        List<Promoted> promoted = new ArrayList<>();
+        Set<String> passedBy = new TreeSet<>();
+        long taken = 0;
+        for (Record r : tx.resultQuery(JobqSchema.of(tx).sql(statement), val(limit, SQLDataType.INTEGER), queue,
+                leftOut.toArray(String[]::new))) {
+            String tenant = r.get(1, String.class);
+            taken += r.get(7, Long.class);
+            if (Boolean.TRUE.equals(r.get(6, Boolean.class))) {
+                promoted.add(new Promoted(tenant, r.get(2, Long.class), r.get(3, Long.class), r.get(5, Integer.class)));
+            } else {
+                passedBy.add(tenant);
+            }
+        }
+        return new Pass(promoted, passedBy, taken);
+    }
+
+    /** The jobs {@code pass} queued, with those released after it for the gated tenants it promoted. */
+    private static int queued(DSLContext tx, Pass pass, String queue) {
+        int n = 0;
+        for (Promoted t : pass.promoted()) {
+            n += (int) (t.promoted() - t.held());
+            if (t.held() > 0) n += TenantCaps.release(tx, queue, t.tenant());
+            TenantPriority.reorder(tx, queue, t.tenant(), t.topPriority());
+        }
+        return n;
+    }
+}
