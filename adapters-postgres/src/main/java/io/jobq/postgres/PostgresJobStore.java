@@ -97,14 +97,23 @@ public final class PostgresJobStore implements JobStore {
      *     aggregates) may run before it is cancelled (JDBC's query timeout, and for a listing's cursor the
      *     server's statement_timeout per fetch: whole seconds, at least 1): a slow read on a huge
      *     table then answers {@link StoreUnavailableException} (HTTP 503) instead of holding a pooled
-     *     connection that enqueues need. The queue's own statements (enqueue, claim, outcomes, upkeep) have
-     *     none. Default: 30 s.
+     *     connection that enqueues need. The queue's own statements (claim, outcomes, upkeep) have none.
+     *     Default: 30 s.
+     * @param writeTimeout the same for each statement of a write on a caller's behalf ({@link #enqueue},
+     *     {@link #enqueueBatch}, {@link #cancel}, {@link #retryDead}, {@link #configureTenant},
+     *     {@link #putSchedule}, {@link #deleteSchedule}; whole seconds, at least 1): a write that waits longer,
+     *     typically for a tenant's row that an application's open transaction holds through {@link JobClient},
+     *     or behind a migration's lock, is cancelled, changes nothing, and answers
+     *     {@link StoreUnavailableException} (HTTP 503, Retry-After), so that waiting requests of one tenant
+     *     cannot take every pooled connection. {@link JobClient} runs on the caller's connection and is not
+     *     bounded by it. Default: 10 s.
      */
     public record Options(ClaimOrder claimOrder, LockMode lockMode, Optional<Duration> selfVacuumInterval, JobqSchema schema,
-            Duration readTimeout) {
+            Duration readTimeout, Duration writeTimeout) {
         public static final Duration DEFAULT_READ_TIMEOUT = Duration.ofSeconds(30);
+        public static final Duration DEFAULT_WRITE_TIMEOUT = Duration.ofSeconds(10);
         public static final Options DEFAULTS = new Options(ClaimOrder.FAIR, LockMode.SKIP_LOCKED,
-                Optional.of(Duration.ofMinutes(1)), JobqSchema.DEFAULT, DEFAULT_READ_TIMEOUT);
+                Optional.of(Duration.ofMinutes(1)), JobqSchema.DEFAULT, DEFAULT_READ_TIMEOUT, DEFAULT_WRITE_TIMEOUT);
 
         public Options {
             Objects.requireNonNull(claimOrder, "claimOrder");
@@ -112,44 +121,61 @@ public final class PostgresJobStore implements JobStore {
             Objects.requireNonNull(selfVacuumInterval, "selfVacuumInterval");
             Objects.requireNonNull(schema, "schema");
             Objects.requireNonNull(readTimeout, "readTimeout");
+            Objects.requireNonNull(writeTimeout, "writeTimeout");
             selfVacuumInterval.ifPresent(i -> {
                 if (!i.isPositive()) throw new IllegalArgumentException("selfVacuumInterval must be positive, was " + i);
             });
-            if (readTimeout.toSeconds() < 1 || readTimeout.toNanosPart() != 0 || readTimeout.toSeconds() > Integer.MAX_VALUE) {
-                throw new IllegalArgumentException("readTimeout must be whole seconds from 1 s (JDBC's query timeout), was " + readTimeout);
-            }
+            requireQueryTimeout("readTimeout", readTimeout);
+            requireQueryTimeout("writeTimeout", writeTimeout);
         }
 
-        /** The first four settings, with the default read timeout. */
+        /** The first four settings, with the default timeouts. */
         public Options(ClaimOrder claimOrder, LockMode lockMode, Optional<Duration> selfVacuumInterval, JobqSchema schema) {
             this(claimOrder, lockMode, selfVacuumInterval, schema, DEFAULT_READ_TIMEOUT);
         }
 
+        /** The first five settings, with the default write timeout. */
+        public Options(ClaimOrder claimOrder, LockMode lockMode, Optional<Duration> selfVacuumInterval, JobqSchema schema,
+                Duration readTimeout) {
+            this(claimOrder, lockMode, selfVacuumInterval, schema, readTimeout, DEFAULT_WRITE_TIMEOUT);
+        }
+
+        private static void requireQueryTimeout(String name, Duration timeout) {
+            if (timeout.toSeconds() < 1 || timeout.toNanosPart() != 0 || timeout.toSeconds() > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException(name + " must be whole seconds from 1 s (JDBC's query timeout), was " + timeout);
+            }
+        }
+
         public Options withClaimOrder(ClaimOrder order) {
-            return new Options(order, lockMode, selfVacuumInterval, schema, readTimeout);
+            return new Options(order, lockMode, selfVacuumInterval, schema, readTimeout, writeTimeout);
         }
 
         public Options withLockMode(LockMode mode) {
-            return new Options(claimOrder, mode, selfVacuumInterval, schema, readTimeout);
+            return new Options(claimOrder, mode, selfVacuumInterval, schema, readTimeout, writeTimeout);
         }
 
         public Options withSelfVacuumInterval(Duration interval) {
-            return new Options(claimOrder, lockMode, Optional.of(interval), schema, readTimeout);
+            return new Options(claimOrder, lockMode, Optional.of(interval), schema, readTimeout, writeTimeout);
         }
 
         /** A copy whose store never runs VACUUM itself. */
         public Options withoutSelfVacuum() {
-            return new Options(claimOrder, lockMode, Optional.empty(), schema, readTimeout);
+            return new Options(claimOrder, lockMode, Optional.empty(), schema, readTimeout, writeTimeout);
         }
 
         /** A copy working in {@code schema}. */
         public Options withSchema(JobqSchema schema) {
-            return new Options(claimOrder, lockMode, selfVacuumInterval, schema, readTimeout);
+            return new Options(claimOrder, lockMode, selfVacuumInterval, schema, readTimeout, writeTimeout);
         }
 
         /** A copy whose reads for people are cancelled after {@code timeout} (whole seconds, at least 1). */
         public Options withReadTimeout(Duration timeout) {
-            return new Options(claimOrder, lockMode, selfVacuumInterval, schema, timeout);
+            return new Options(claimOrder, lockMode, selfVacuumInterval, schema, timeout, writeTimeout);
+        }
+
+        /** A copy whose writes on a caller's behalf are cancelled after {@code timeout} (whole seconds, at least 1). */
+        public Options withWriteTimeout(Duration timeout) {
+            return new Options(claimOrder, lockMode, selfVacuumInterval, schema, readTimeout, timeout);
         }
     }
 
@@ -159,6 +185,8 @@ public final class PostgresJobStore implements JobStore {
     private final DSLContext dsl;
     /** {@link #dsl} with the driver's query timeout set to {@link Options#readTimeout}: for the reads for people. */
     private final DSLContext reads;
+    /** {@link #dsl} with the driver's query timeout set to {@link Options#writeTimeout}: for the writes for callers. */
+    private final DSLContext writes;
     private final JobqSchema schema;
     private final Options options;
     private final SelfVacuum selfVacuum;
@@ -175,14 +203,18 @@ public final class PostgresJobStore implements JobStore {
         this.options = Objects.requireNonNull(options, "options");
         this.schema = options.schema();
         this.dsl = schema.dsl(Objects.requireNonNull(dataSource, "dataSource"));
-        // derive copies the configuration's data, so JobqSchema.of(reads) still knows the schema
-        this.reads = dsl.configuration()
-                .derive(SettingsTools.clone(dsl.settings()).withQueryTimeout((int) options.readTimeout().toSeconds())).dsl();
+        this.reads = timed(dsl, options.readTimeout());
+        this.writes = timed(dsl, options.writeTimeout());
         this.selfVacuum = new SelfVacuum(options.selfVacuumInterval());
     }
 
     public PostgresJobStore(DataSource dataSource) {
         this(dataSource, Options.DEFAULTS);
+    }
+
+    /** {@code dsl} with the driver's query timeout set to {@code timeout}; derive copies the data, so it still knows jobq's schema. */
+    private static DSLContext timed(DSLContext dsl, Duration timeout) {
+        return dsl.configuration().derive(SettingsTools.clone(dsl.settings()).withQueryTimeout((int) timeout.toSeconds())).dsl();
     }
 
     public Options options() {
@@ -193,13 +225,13 @@ public final class PostgresJobStore implements JobStore {
 
     @Override
     public EnqueueResult enqueue(NewJob job) {
-        return run("enqueue", () -> {
+        return write("enqueue", ctx -> {
             for (int round = 0; round < IDEMPOTENCY_ROUNDS; round++) {
-                Optional<Job> created = insertOrRollBack(job);
+                Optional<Job> created = insertOrRollBack(ctx, job);
                 if (created.isPresent()) return new EnqueueResult.Created(created.get());
                 // The key is taken. ON CONFLICT waited for the competitor to commit, so its row is
                 // visible now, unless it was deleted meanwhile: then try the insert again.
-                Optional<Job> existing = Enqueuer.findByKey(dsl, job.tenant(), job.idempotencyKey().orElseThrow());
+                Optional<Job> existing = Enqueuer.findByKey(ctx, job.tenant(), job.idempotencyKey().orElseThrow());
                 if (existing.isPresent()) return new EnqueueResult.Existing(existing.get());
             }
             // Transient, and nothing was written: the same answer as a conflict abort (HTTP 503, Retry-After).
@@ -208,9 +240,9 @@ public final class PostgresJobStore implements JobStore {
     }
 
     /** The created job, or empty after rolling back when the idempotency key was taken. */
-    private Optional<Job> insertOrRollBack(NewJob job) {
+    private static Optional<Job> insertOrRollBack(DSLContext ctx, NewJob job) {
         try {
-            return Optional.of(dsl.transactionResult(cfg -> {
+            return Optional.of(ctx.transactionResult(cfg -> {
                 List<Job> rows = Enqueuer.insert(cfg.dsl(), job.tenant(), job.queue(), job.task(), List.of(job.payload()),
                         job.maxAttempts(), job.delay(), job.idempotencyKey(), job.priority());
                 // Roll back the whole transaction so the tenant is not charged for a job never created.
@@ -233,7 +265,7 @@ public final class PostgresJobStore implements JobStore {
 
     @Override
     public List<JobId> enqueueBatch(NewJobBatch batch) {
-        return run("enqueue batch", () -> dsl.transactionResult(cfg -> Enqueuer.insert(cfg.dsl(), batch.tenant(),
+        return write("enqueue batch", ctx -> ctx.transactionResult(cfg -> Enqueuer.insert(cfg.dsl(), batch.tenant(),
                         batch.queue(), batch.task(), batch.payloads(), batch.maxAttempts(), batch.delay(), Optional.empty(),
                         batch.priority()))
                 .stream().map(Job::id).toList());
@@ -750,7 +782,7 @@ public final class PostgresJobStore implements JobStore {
      */
     @Override
     public RetryResult retryDead(JobId id) {
-        return run("retry", () -> dsl.transactionResult(cfg -> {
+        return write("retry", ctx -> ctx.transactionResult(cfg -> {
             DSLContext tx = cfg.dsl();
             Record current = tx.select(JOBS.STATE, JOBS.QUEUE, JOBS.TENANT, JOBS.PRIORITY).from(JOBS).where(JOBS.ID.eq(id.value()))
                     .forUpdate().fetchOne();
@@ -786,9 +818,9 @@ public final class PostgresJobStore implements JobStore {
     public CancelResult cancel(JobId id) {
         Objects.requireNonNull(id, "id");
         TenantCaps.EndedRuns freed = new TenantCaps.EndedRuns();
-        CancelResult result = run("cancel", () -> {
+        CancelResult result = write("cancel", ctx -> {
             freed.clear();
-            return Cancellations.cancel(dsl, id, freed);
+            return Cancellations.cancel(ctx, id, freed);
         });
         releaseAfterRunsEnded(freed);
         return result;
@@ -877,7 +909,7 @@ public final class PostgresJobStore implements JobStore {
     @Override
     public TenantSettings configureTenant(TenantUpdate update) {
         Objects.requireNonNull(update, "update");
-        return run("configure tenant", () -> TenantCaps.configure(dsl, update));
+        return write("configure tenant", ctx -> TenantCaps.configure(ctx, update));
     }
 
     // ---------------------------------------------------------------- schedules (ScheduleTable)
@@ -885,7 +917,7 @@ public final class PostgresJobStore implements JobStore {
     @Override
     public ScheduleWrite putSchedule(ScheduleDefinition definition) {
         Objects.requireNonNull(definition, "definition");
-        return run("put schedule", () -> ScheduleTable.put(dsl, definition));
+        return write("put schedule", ctx -> ScheduleTable.put(ctx, definition));
     }
 
     @Override
@@ -911,7 +943,7 @@ public final class PostgresJobStore implements JobStore {
     @Override
     public boolean deleteSchedule(ScheduleName name) {
         Objects.requireNonNull(name, "name");
-        return run("delete schedule", () -> ScheduleTable.delete(dsl, name));
+        return write("delete schedule", ctx -> ScheduleTable.delete(ctx, name));
     }
 
     @Override
@@ -1099,15 +1131,28 @@ public final class PostgresJobStore implements JobStore {
 
     /**
      * A read for people: {@code body} on {@link #reads} (the read timeout), as {@link #run}, and one cancelled
-     * by that timeout (SQLSTATE 57014) answers {@link StoreErrors#readCancelled}. The one way to a read for
+     * by that timeout (SQLSTATE 57014) answers {@link StoreErrors#cancelled}. The one way to a read for
      * people, so the timed context and the 503 that goes with it cannot drift apart.
      */
     private <T> T read(String operation, java.util.function.Function<DSLContext, T> body) {
+        return timed(operation, reads, "readTimeout", body);
+    }
+
+    /**
+     * A write on a caller's behalf: {@code body} on {@link #writes} (the write timeout), as {@link #run}; one
+     * cancelled by that timeout changed nothing (its transaction rolled back) and answers
+     * {@link StoreErrors#cancelled}.
+     */
+    private <T> T write(String operation, java.util.function.Function<DSLContext, T> body) {
+        return timed(operation, writes, "writeTimeout", body);
+    }
+
+    private static <T> T timed(String operation, DSLContext timed, String option, java.util.function.Function<DSLContext, T> body) {
         try {
-            return run(operation, () -> body.apply(reads));
+            return run(operation, () -> body.apply(timed));
         } catch (JobQueueException e) {
             if (!StoreErrors.QUERY_CANCELED.equals(StoreErrors.sqlState(e))) throw e;
-            throw StoreErrors.readCancelled(operation, e);
+            throw StoreErrors.cancelled(operation, option, e);
         }
     }
 

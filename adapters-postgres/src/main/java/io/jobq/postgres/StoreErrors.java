@@ -38,15 +38,18 @@ final class StoreErrors {
     }
 
     /**
-     * A read for people that the driver cancelled after its query timeout (or the server's statement_timeout,
-     * or an administrator): transient, and not the caller's fault, so the store is unavailable for it (HTTP
-     * 503); the root cause says which limits cancel a statement, the server's words in brackets. Only for
-     * reads: elsewhere an unavailable store means the database is gone (maintenance skips its whole pass).
+     * A read for people, or a write on a caller's behalf, that the driver cancelled after its query timeout
+     * (the store's {@code option}), or that the server's statement_timeout or an administrator cancelled:
+     * transient, and not the caller's fault, so the store is unavailable for it (HTTP 503); the root cause
+     * says which limits cancel a statement, the server's words in brackets. Only for those calls: elsewhere an
+     * unavailable store means the database is gone (maintenance skips its whole pass).
+     *
+     * @param option {@code "readTimeout"} or {@code "writeTimeout"}: the {@code PostgresJobStore.Options} component
      */
-    static StoreUnavailableException readCancelled(String operation, Throwable e) {
-        SQLTimeoutException why = new SQLTimeoutException("the read was cancelled by its timeout "
-                + "(PostgresJobStore.Options.readTimeout), the server's statement_timeout or an administrator ("
-                + serverMessage(e) + ")", QUERY_CANCELED);
+    static StoreUnavailableException cancelled(String operation, String option, Throwable e) {
+        SQLTimeoutException why = new SQLTimeoutException("the " + (option.startsWith("read") ? "read" : "write")
+                + " was cancelled by its timeout (PostgresJobStore.Options." + option + "), the server's statement_timeout"
+                + " or an administrator (" + serverMessage(e) + ")", QUERY_CANCELED);
         why.addSuppressed(e);
         return new StoreUnavailableException(operation, why);
     }

@@ -94,16 +94,17 @@ class ReadTimeoutTest extends PostgresStoreTestCase {
         assertThat(read.get(10, TimeUnit.SECONDS)).isNotNull();
     }
 
-    /** The timeout is for reads only: an enqueue behind the same lock waits, and succeeds once it is gone. */
+    /** The timeout is for reads only: a claim behind the same lock waits, and succeeds once it is gone. */
     @Test
     void theQueuesOwnStatementsHaveNoTimeout() throws Exception {
-        PostgresJobStore guarded = new PostgresJobStore(db.dataSource(), PostgresJobStore.Options.DEFAULTS.withReadTimeout(ONE_SECOND));
-        Future<Object> enqueue = threads.submit(() -> (Object) guarded.enqueue(job("acme")));
-        Await.until(Duration.ofSeconds(10), "the enqueue to wait on the lock", () -> db.sessionsWaitingOnLocks() > 0);
+        PostgresJobStore guarded = new PostgresJobStore(db.dataSource(),
+                PostgresJobStore.Options.DEFAULTS.withReadTimeout(ONE_SECOND).withWriteTimeout(ONE_SECOND));
+        Future<Object> claim = threads.submit(() -> (Object) guarded.claim(StoreFixtures.claim(StoreFixtures.W1, 1)));
+        Await.until(Duration.ofSeconds(10), "the claim to wait on the lock", () -> db.sessionsWaitingOnLocks() > 0);
         Thread.sleep(2_000);
-        assertThat(enqueue).as("waiting, not cancelled, after twice the read timeout").isNotDone();
+        assertThat(claim).as("waiting, not cancelled, after twice the timeouts").isNotDone();
         locker.rollback();
-        enqueue.get(10, TimeUnit.SECONDS);
+        assertThat(claim.get(10, TimeUnit.SECONDS)).asList().hasSize(1);
     }
 
     @Test
