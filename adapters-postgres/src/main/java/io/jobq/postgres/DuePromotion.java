@@ -17,7 +17,7 @@ import org.jooq.impl.SQLDataType;
  *
  * <p>Each tenant's row is locked to charge it, and an enqueue holds its tenant's row until its transaction
  * commits: a few milliseconds through the API, as long as the application likes through {@code JobClient}.
- * So the pass first waits for the rows, at most {@value #LOCK_WAIT_MS} ms each ({@code lock_timeout}): a
+ * So the pass first waits for the rows, at most {@value LockWait#MAX_MS} ms each ({@link LockWait}): a
  * tenant enqueueing hundreds of jobs a second holds its row most of the time, and passing it over whenever it
  * is held would leave its retries and delayed jobs scheduled for as long as it keeps enqueueing. Only when a
  * row stays held longer does the pass go on without it ({@link FairTags#PROMOTE_SKIPPING}), and then, while
@@ -26,10 +26,6 @@ import org.jooq.impl.SQLDataType;
  * passed-by tenants' jobs are promoted by a later pass.
  */
 final class DuePromotion {
-    /** The longest a pass waits for one tenant row, in ms, before it passes the tenant by. */
-    static final int LOCK_WAIT_MS = 100;
-    /** SQLSTATE of a lock wait that ran past lock_timeout. */
-    private static final String LOCK_NOT_AVAILABLE = "55P03";
     /** The most passes skipping held tenants: each leaves out the tenants held in the one before. */
     private static final int SKIPPING_PASSES = 3;
 
@@ -82,15 +78,15 @@ final class DuePromotion {
         return queued;
     }
 
-    /** The pass that waits for held tenant rows, up to {@link #LOCK_WAIT_MS} each: the jobs it queued, or null if one stayed held. */
+    /** The pass that waits for held tenant rows, up to {@link LockWait#MAX_MS} each: the jobs it queued, or null if one stayed held. */
     private static Integer waitingPass(DSLContext dsl, String queue, int limit) {
         try {
             return dsl.transactionResult(cfg -> {
-                cfg.dsl().resultQuery("SELECT set_config('lock_timeout', {0}, true)", LOCK_WAIT_MS + "ms").fetch();
+                LockWait.limit(cfg.dsl());
                 return queued(cfg.dsl(), pass(cfg.dsl(), FairTags.PROMOTE, queue, limit, Set.of()), queue);
             });
         } catch (DataAccessException e) {
-            if (!LOCK_NOT_AVAILABLE.equals(StoreErrors.sqlState(e))) throw e;
+            if (!LockWait.ranOut(e)) throw e;
             return null;
         }
     }

@@ -38,7 +38,7 @@ import org.jooq.DSLContext;
  *
  * <p>The enqueue charges the tenant's fair tag on its row in {@code jobq.tenants}, and that row stays locked
  * until the caller's transaction ends: other enqueues of the same tenant and queue wait for it meanwhile
- * (promotion waits up to 100 ms, then passes the tenant by and comes back later). Enqueue late in the
+ * (promotion and schedule firing wait up to 100 ms, then pass the tenant by until later). Enqueue late in the
  * transaction, just before the commit, rather than before slow work.
  *
  * <p>Every statement names jobq's {@link JobqSchema}; the caller's {@code search_path} is neither read nor

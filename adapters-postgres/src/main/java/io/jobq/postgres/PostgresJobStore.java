@@ -951,9 +951,20 @@ public final class PostgresJobStore implements JobStore {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(tick, "tick");
         try {
-            return run("fire schedule", () -> dsl.transactionResult(cfg -> ScheduleTable.fire(cfg.dsl(), name, revision, tick)));
+            return run("fire schedule", () -> dsl.transactionResult(cfg -> {
+                LockWait.limit(cfg.dsl());
+                return ScheduleTable.fire(cfg.dsl(), name, revision, tick);
+            }));
         } catch (JobQueueException e) {
             if (ScheduleTable.isTickFiredTwice(e)) return Optional.empty(); // another firer's; its job stands
+            if (LockWait.ranOut(e)) {
+                // its tenant's row (or the schedule's) held longer: the firer's other schedules go on, and this tick,
+                // still due, fires on a later pass
+                log.atInfo().addKeyValue("schedule", name.value()).log("schedule {} did not fire its tick {}: a row it needs"
+                        + " (its tenant's, held by an open enqueue?) stayed locked over {} ms; a later pass fires it",
+                        name.value(), tick, LockWait.MAX_MS);
+                return Optional.empty();
+            }
             throw e;
         }
     }

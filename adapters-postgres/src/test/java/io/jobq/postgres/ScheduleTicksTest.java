@@ -65,6 +65,33 @@ class ScheduleTicksTest extends PostgresStoreTestCase {
         }
     }
 
+    /**
+     * A tenant row held by an application's open transaction (an enqueue through {@link JobClient}) delays
+     * that schedule's tick and stalls nothing: the fire gives up after {@link LockWait#MAX_MS} ms and a later one
+     * fires. Without the limit (the wrong variant) the same fire waits for the transaction, and with it every
+     * schedule after it in the firer's pass.
+     */
+    @Test
+    void aTenantRowHeldByAnOpenTransactionDelaysTheTickAndStallsNothing() throws Exception {
+        Schedule s = putEverySecond();
+        Instant tick = s.updatedAt().truncatedTo(ChronoUnit.SECONDS).plusSeconds(2);
+        java.util.concurrent.Executor virtual = work -> Thread.ofVirtual().start(work);
+        try (java.sql.Connection app = db.newConnection()) {
+            app.setAutoCommit(false);
+            new JobClient().enqueue(app, NewJob.of(TenantId.DEFAULT, QueueName.DEFAULT, TaskName.of("noop"), "{}"));
+            var fired = java.util.concurrent.CompletableFuture.supplyAsync(() -> store.fireSchedule(EVERY_SECOND, s.revision(), tick), virtual);
+            assertThat(fired.get(5, java.util.concurrent.TimeUnit.SECONDS)).as("not fired while the row is held").isEmpty();
+
+            var unbounded = java.util.concurrent.CompletableFuture.supplyAsync(() -> JobqSchema.DEFAULT.dsl(db.dataSource())
+                    .transactionResult(cfg -> ScheduleTable.fire(cfg.dsl(), EVERY_SECOND, s.revision(), tick)), virtual);
+            Thread.sleep(1_000); // ten times the limit
+            assertThat(unbounded).as("the wrong variant waits for the transaction").isNotDone();
+            app.rollback();
+            assertThat(unbounded.get(5, java.util.concurrent.TimeUnit.SECONDS)).isPresent();
+        }
+        assertThat(store.fireSchedule(EVERY_SECOND, s.revision(), tick.plusSeconds(1))).as("a later fire, the row free").isPresent();
+    }
+
     @Test
     void aPutBringsALastTickInTheFutureBackToNow() {
         putEverySecond();

@@ -86,8 +86,9 @@ public interface ScheduleStore {
     /**
      * Fires one tick, in one transaction: records (schedule, tick) as fired and enqueues the schedule's job
      * as {@link JobStore#enqueue} would. Fires nothing, and returns empty, when the schedule is gone, is at
-     * another revision than {@code revision} (it was replaced since it was read), or has already fired this
-     * tick or a later one.
+     * another revision than {@code revision} (it was replaced since it was read), has already fired this
+     * tick or a later one, or needs a row another transaction holds a while (a store may bound its wait: then
+     * the tick, still due, fires on a later call).
      *
      * @param tick the instant the tick stands for (the job is enqueued now, runnable at once)
      * @return the enqueued job

@@ -1,0 +1,30 @@
+package io.jobq.postgres;
+
+import org.jooq.DSLContext;
+
+/**
+ * How long the queue's own upkeep (promotion, schedule firing) waits for a row another transaction holds:
+ * at most {@value #MAX_MS} ms ({@code lock_timeout}, for the rest of the transaction). An enqueue holds its
+ * tenant's row for its whole transaction: a few milliseconds through the API, which is worth waiting for, or
+ * as long as an application likes through {@link JobClient}, which must not stall the upkeep of every other
+ * tenant. A statement that waits longer fails with SQLSTATE 55P03 ({@link #ranOut}); its transaction rolled
+ * back, and the caller passes the row by until a later pass.
+ */
+final class LockWait {
+    /** The longest one lock wait lasts, in ms. */
+    static final int MAX_MS = 100;
+    /** SQLSTATE of a lock wait that ran past lock_timeout. */
+    private static final String LOCK_NOT_AVAILABLE = "55P03";
+
+    private LockWait() {}
+
+    /** Bounds every lock wait of {@code tx}'s transaction to {@link #MAX_MS} (SET LOCAL: it ends with the transaction). */
+    static void limit(DSLContext tx) {
+        tx.resultQuery("SELECT set_config('lock_timeout', {0}, true)", MAX_MS + "ms").fetch();
+    }
+
+    /** Whether {@code e} is a lock wait that ran past {@link #limit}. */
+    static boolean ranOut(Throwable e) {
+        return LOCK_NOT_AVAILABLE.equals(StoreErrors.sqlState(e));
+    }
+}
