@@ -20,7 +20,13 @@ final class LockWait {
 
     /** Bounds every lock wait of {@code tx}'s transaction to {@link #MAX_MS} (SET LOCAL: it ends with the transaction). */
     static void limit(DSLContext tx) {
-        tx.resultQuery("SELECT set_config('lock_timeout', {0}, true)", MAX_MS + "ms").fetch();
+        limit(tx, MAX_MS);
+    }
+
+    /** As {@link #limit(DSLContext)}, to {@code ms} (at least 1). */
+    static void limit(DSLContext tx, int ms) {
+        if (ms < 1) throw new IllegalArgumentException("a lock wait bound must be at least 1 ms, was " + ms);
+        tx.resultQuery("SELECT set_config('lock_timeout', {0}, true)", ms + "ms").fetch();
     }
 
     /** Whether {@code e} is a lock wait that ran past {@link #limit}. */

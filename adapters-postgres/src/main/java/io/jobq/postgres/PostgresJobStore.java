@@ -187,6 +187,8 @@ public final class PostgresJobStore implements JobStore {
     private final DSLContext reads;
     /** {@link #dsl} with the driver's query timeout set to {@link Options#writeTimeout}: for the writes for callers. */
     private final DSLContext writes;
+    /** Promotion of due jobs, which remembers the tenants it recently passed by. */
+    private final DuePromotion promotion = new DuePromotion();
     private final JobqSchema schema;
     private final Options options;
     private final SelfVacuum selfVacuum;
@@ -761,7 +763,7 @@ public final class PostgresJobStore implements JobStore {
         int promoted = 0;
         for (String queue : queues) {
             try {
-                promoted += run("promote due jobs", () -> DuePromotion.promote(dsl, queue, limit));
+                promoted += run("promote due jobs", () -> promotion.promote(dsl, queue, limit));
             } catch (StoreUnavailableException e) {
                 throw e;
             } catch (RuntimeException e) {

@@ -3,6 +3,7 @@ package io.jobq.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jobq.application.fake.Await;
+import io.jobq.application.port.CancelResult;
 import io.jobq.application.port.FencedWrite;
 import io.jobq.application.port.NewJobBatch;
 import io.jobq.application.port.ClaimRequest;
@@ -12,6 +13,7 @@ import io.jobq.application.port.StoreUnavailableException;
 import io.jobq.application.worker.HandlerRegistry;
 import io.jobq.application.worker.Worker;
 import io.jobq.application.worker.WorkerSettings;
+import io.jobq.domain.job.JobId;
 import io.jobq.domain.job.QueueName;
 import io.jobq.domain.job.TaskName;
 import io.jobq.domain.retry.BackoffPolicy;
@@ -20,7 +22,6 @@ import io.jobq.domain.tenant.TenantId;
 import io.jobq.postgres.testing.ForwardingJobStore;
 import io.jobq.postgres.testing.PostgresDatabaseExtension;
 import io.jobq.postgres.testing.TestDatabase;
-import io.jobq.domain.job.JobId;
 import java.io.IOException;
 import java.sql.Connection;
 import java.time.Duration;
@@ -187,19 +188,33 @@ class BatchedCompletionTest {
 
     /**
      * A run whose row an application's open transaction holds (it cancels the job) holds back no other run's
-     * outcome, and its own is written once that transaction ends: no attempt is lost or run again.
+     * outcome, even in the same statement, and its own is written once that transaction ends: no attempt is
+     * lost or run again. Both handlers return together and the claim loop waits up to 1 s to fill its batch,
+     * so the two outcomes share one statement: one that waited for the held row (the wrong variant) would
+     * hold the other back with it.
      */
     @Test
     void aRowHeldByAnOpenCancelHoldsBackNoOtherOutcomeAndLandsOnceItEnds() throws Exception {
-        enqueue(2, "sleep", "{\"ms\": 300}");
-        start(BUSY.toBuilder().concurrency(2).claimBatchSize(2).lease(Duration.ofSeconds(10)).build());
-        Await.until(SETTLED, "both running", () -> states().getOrDefault("running", 0L) == 2);
+        java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(2);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        HandlerRegistry gated = HandlerRegistry.withBuiltIns().register("gated", ctx -> {
+            started.countDown();
+            release.await();
+            return java.util.Optional.empty();
+        });
+        enqueue(2, "gated", "{}");
+        Worker w = Worker.builder(store, gated).retryPolicy(TINY_BACKOFF).settings(BUSY.toBuilder().concurrency(2).claimBatchSize(2)
+                .lease(Duration.ofSeconds(10)).batchFillWait(Duration.ofSeconds(1)).build()).build();
+        workers.add(w);
+        w.start();
+        assertThat(started.await(30, java.util.concurrent.TimeUnit.SECONDS)).as("both handlers running").isTrue();
         long heldId = db.dsl().resultQuery("SELECT min(id) FROM jobs").fetchSingle(0, Long.class);
         try (Connection app = db.newConnection()) {
             app.setAutoCommit(false);
-            new JobClient().cancel(app, JobId.of(heldId));
+            assertThat(new JobClient().cancel(app, JobId.of(heldId))).isInstanceOf(CancelResult.Requested.class);
+            release.countDown();
             Await.until(Duration.ofSeconds(10), "the other run done while the row is held", () -> done() == 1);
-            Thread.sleep(500); // both handlers returned long ago
+            Thread.sleep(300);
             assertThat(stateOf(heldId)).as("the held run's outcome waits for the row").isEqualTo("running");
             app.commit();
         }

@@ -72,8 +72,7 @@ record FloorExperiment(BenchDatabase db, Plan plan, Progress progress) {
                 SELECT j.id, CASE WHEN j.cancel_requested AND o.state <> 'done' THEN 'cancelled' ELSE o.state END AS state
                 FROM jobq.jobs j JOIN o ON j.id = o.id
                 WHERE j.locked_by = o.worker AND j.attempts = o.attempt AND j.state = o.running
-                ORDER BY j.id
-                FOR NO KEY UPDATE OF j
+                FOR NO KEY UPDATE OF j SKIP LOCKED
             )
             UPDATE jobq.jobs j SET
                 state = f.state,

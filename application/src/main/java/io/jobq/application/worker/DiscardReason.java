@@ -10,7 +10,10 @@ public enum DiscardReason {
     LEASE_LOST,
     /** complete/fail was refused: the row no longer carries this run's fencing token. */
     WRITE_REJECTED,
-    /** complete/fail kept failing (store unavailable) after its retries; the lease will lapse. */
+    /**
+     * complete/fail kept failing (store unavailable) after its retries, or its row stayed held by another
+     * transaction for a whole lease, or shutdown gave up on it while held; the lease will lapse.
+     */
     WRITE_FAILED,
     /** The shutdown grace period ended while the handler was still running; it was interrupted. */
     SHUTDOWN

@@ -26,6 +26,14 @@ import org.slf4j.LoggerFactory;
  * store said so. A write the store rejects (the run was reaped or re-claimed meanwhile) changes nothing and
  * the outcome is discarded ({@link DiscardReason#WRITE_REJECTED}), unless it is a later try that finds the row
  * as this very write left it: then an earlier try committed and only its answer was lost ({@link #showsThisWrite}).
+ *
+ * <p>A write the store answers {@link FencedWrite.Held} (another transaction holds the row: an application's
+ * open transaction cancelling the job, or the worker's own heartbeat for a moment) is made again after a
+ * pause, {@value #HELD_FIRST_PAUSE_MS} ms doubling up to {@value #HELD_MAX_PAUSE_MS} ms, for at most one lease
+ * from the first such answer, and then left to the lease. The pause stays short because the heartbeat
+ * cannot extend a held row's lease either: a hold longer than the lease has left lets it lapse, and once the
+ * holder commits the reaper may take the job before the write is made again (the run is then discarded and
+ * the job runs again: at least once, never lost).
  */
 final class OutcomeRecorder {
     private static final Logger log = LoggerFactory.getLogger(OutcomeRecorder.class);
@@ -34,7 +42,7 @@ final class OutcomeRecorder {
     static final Duration WRITE_RETRY_PAUSE = Duration.ofMillis(200);
     /** The pause before a held write is made again, in ms; it doubles up to {@link #HELD_MAX_PAUSE_MS}. */
     static final long HELD_FIRST_PAUSE_MS = 5;
-    static final long HELD_MAX_PAUSE_MS = 1000;
+    static final long HELD_MAX_PAUSE_MS = 50;
 
     private final OutcomeBatcher outcomes;
     private final RetryPolicy retryPolicy;
@@ -165,8 +173,9 @@ final class OutcomeRecorder {
                     }
                     if (!pauseWhileHeld(heldSince, heldPauseMs)) {
                         runs.letGo(run.token);
-                        discard(run, DiscardReason.WRITE_FAILED, "another transaction held its row for the whole "
-                                + lease.toMillis() + " ms lease; it is left to its lease");
+                        discard(run, DiscardReason.WRITE_FAILED, abandoning.getAsBoolean()
+                                ? "shutdown gave up on it while another transaction held its row; it is left to its lease"
+                                : "another transaction held its row for the whole " + lease.toMillis() + " ms lease; it is left to its lease");
                         return Optional.empty();
                     }
                     heldPauseMs = Math.min(HELD_MAX_PAUSE_MS, heldPauseMs * 2);
@@ -207,11 +216,11 @@ final class OutcomeRecorder {
         if (abandoning.getAsBoolean() || System.nanoTime() - heldSince >= lease.toNanos()) return false;
         try {
             Thread.sleep(pauseMs);
-            return true;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
         }
+        return !abandoning.getAsBoolean(); // shutdown may have given up on the run meanwhile
     }
 
     /**

@@ -103,7 +103,7 @@ class OutcomeRecorderTest extends WorkerFixture {
         store.holdRow(id[0], false);
 
         awaitState(id[0], JobState.DONE);
-        assertThat(events.completed).hasSize(1);
+        Await.until(SOON, "the completion reported", () -> events.completed.size() == 1); // after the store's commit
         assertThat(events.discards).isEmpty();
     }
 
