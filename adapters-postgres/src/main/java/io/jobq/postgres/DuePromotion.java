@@ -99,7 +99,10 @@ final class DuePromotion {
         return p != null && System.nanoTime() - p.atNanos() < REMEMBERED.toNanos() ? p.tenants() : Set.of();
     }
 
-    /** The pass that waits for held tenant rows, up to {@code waitMs} each: the jobs it queued, or null if one stayed held. */
+    /**
+     * The pass that waits for held tenant rows, up to {@code waitMs} each, leaving {@code leftOut} out: the jobs
+     * it queued, or null if a row stayed held longer (its transaction rolled back).
+     */
     private static Integer waitingPass(DSLContext dsl, String queue, int limit, int waitMs, Set<String> leftOut) {
         try {
             return dsl.transactionResult(cfg -> {

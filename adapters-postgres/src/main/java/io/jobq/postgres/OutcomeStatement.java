@@ -41,12 +41,18 @@ import org.jooq.exception.DataAccessException;
  */
 final class OutcomeStatement {
     /**
-     * The fenced rows are locked {@code SKIP LOCKED}, so the statement never waits: a row another transaction
-     * holds (an application's open transaction cancelling the job, a heartbeat or a cancel about to commit) is
-     * left out, its write answered {@link FencedWrite.Held} ({@link #answers}), and the worker writes it again
-     * later. Waiting would hold back every other outcome in the batch, and the claim that carries them, for as
-     * long as that transaction stays open; and with no wait there is no lock order to keep between two
-     * statements covering overlapping rows. {@code FOR NO KEY UPDATE} is the lock the UPDATE itself takes.
+     * Where claims skip locked rows ({@link LockMode#SKIP_LOCKED}, the default), the fenced rows are locked
+     * {@code SKIP LOCKED} too, so the statement never waits: a row another transaction holds (an application's
+     * open transaction cancelling the job, a heartbeat or a cancel about to commit) is left out, its write
+     * answered {@link FencedWrite.Held} ({@link #answers}), and the worker writes it again later. Waiting would
+     * hold back every other outcome in the batch, and the claim that carries them, for as long as that
+     * transaction stays open. Under {@link LockMode#WAIT} the statement waits, in id order (two multi-row
+     * updates locking in plan order can deadlock): there every claim that waits for a row and then finds it
+     * claimed keeps it locked until its statement ends, so ending runs' rows are held for a moment all the
+     * time (skipping them, that row of the bench read 58 / 39 % of its floor at 8 / 16 workers in a full run,
+     * against 130 / 96 % waiting), and the
+     * outcomes are written by a thread of their own beside the claims ({@code OutcomeWriter}).
+     * {@code FOR NO KEY UPDATE} is the lock the UPDATE itself takes.
      *
      * <p>The fence compares {@code state} with {@code o.running}, a constant column of the {@code MATERIALIZED}
      * {@code o}, never with the literal {@code 'running'}: the literal matches the predicate of the partial index
@@ -58,13 +64,15 @@ final class OutcomeStatement {
      * same; {@code RunFencePlanTest} pins their plans. The reaper keeps the literal: it looks for expired
      * leases, which is what {@code jobs_leases} is for.
      */
-    private static final String FENCED = """
+    private static String fenced(boolean skipLocked) {
+        return """
             fenced AS (
                 SELECT j.id, CASE WHEN j.cancel_requested AND o.state <> 'done' THEN 'cancelled' ELSE o.state END AS state
                 FROM jobq.jobs j JOIN o ON j.id = o.id
                 WHERE j.locked_by = o.worker AND j.attempts = o.attempt AND j.state = o.running
-                FOR NO KEY UPDATE OF j SKIP LOCKED
-            )""";
+                %s
+            )""".formatted(skipLocked ? "FOR NO KEY UPDATE OF j SKIP LOCKED" : "ORDER BY j.id\n                FOR NO KEY UPDATE OF j");
+    }
     /** The outcomes, one row per element of the binds' arrays. */
     private static final String MANY = """
             o AS MATERIALIZED (
@@ -96,49 +104,58 @@ final class OutcomeStatement {
             FROM o JOIN fenced f ON f.id = o.id
             WHERE j.id = o.id
             RETURNING j.*""";
-    /** The outcome statement for {@code n} outcomes (n ≥ 1): the same binds and columns either way. */
-    static String update(int n) {
-        return "WITH " + (n == 1 ? ONE : MANY) + FENCED + "\n" + WRITE;
+    /**
+     * The outcome statement for {@code n} outcomes (n ≥ 1): the same binds and columns either way.
+     *
+     * @param skipLocked whether claims skip locked rows, and so the outcomes too (see {@link #fenced})
+     */
+    static String update(int n, boolean skipLocked) {
+        return "WITH " + (n == 1 ? ONE : MANY) + fenced(skipLocked) + "\n" + WRITE;
     }
     /** How many binds {@link #update} takes, {0} to {6}: a statement built around it numbers its own from here. */
     static final int BINDS = 7;
 
-    /** {@link #update} as jOOQ renders it, by schema and whether it is for one outcome: rendered once each. */
-    private static final Map<Map.Entry<JobqSchema, Boolean>, RenderedStatement> RENDERED = new ConcurrentHashMap<>();
+    /** What a rendered {@link #update} depends on. */
+    private record Shape(JobqSchema schema, boolean one, boolean skipLocked) {}
+
+    /** {@link #update} as jOOQ renders it, by its {@link Shape}: rendered once each. */
+    private static final Map<Shape, RenderedStatement> RENDERED = new ConcurrentHashMap<>();
 
     private OutcomeStatement() {}
 
-    private static RenderedStatement rendered(DSLContext dsl, int n) {
-        return RENDERED.computeIfAbsent(Map.entry(JobqSchema.of(dsl), n == 1), key -> RenderedStatement.render(dsl,
-                key.getKey().sql(update(key.getValue() ? 1 : 2)), sampleBinds()));
+    private static RenderedStatement rendered(DSLContext dsl, int n, boolean skipLocked) {
+        return RENDERED.computeIfAbsent(new Shape(JobqSchema.of(dsl), n == 1, skipLocked), key -> RenderedStatement.render(dsl,
+                key.schema().sql(update(key.one() ? 1 : 2, key.skipLocked())), sampleBinds()));
     }
 
     /** One outcome as the statement's columns. {@code lastError} null keeps the row's (a done run's default). */
     private record Row(OutcomeWrite write, String state, String result, String lastError, Long retryMs) {}
 
     /**
+     * @param skipLocked whether claims skip locked rows, and so the outcomes too ({@link #fenced})
      * @param ended receives every applied row: the caller releases the held jobs of the gated tenants among
      *     them and hands in the measured run times ({@link TenantCaps#releaseAfterRunsEnded})
      * @return one answer per write, in their order; a rejected write carries the row as it is now
      * @throws DataAccessException for a failure of the database, not of a value (the caller's retry policy applies)
      */
-    static List<FencedWrite> write(DSLContext dsl, List<OutcomeWrite> writes, TenantCaps.EndedRuns ended) {
+    static List<FencedWrite> write(DSLContext dsl, List<OutcomeWrite> writes, boolean skipLocked, TenantCaps.EndedRuns ended) {
         OutcomeWrite.requireDistinctJobs(writes);
         if (writes.isEmpty()) return List.of();
         List<Row> rows = writes.stream().map(OutcomeStatement::row).toList();
         Map<Long, Job> applied;
         try {
-            applied = execute(dsl, rows, ended);
+            applied = execute(dsl, rows, skipLocked, ended);
         } catch (DataAccessException e) {
             if (!isRefusedValue(e)) throw e;
-            return rows.size() == 1 ? List.of(writeWithoutRefusedValue(dsl, rows.getFirst(), e, ended)) : oneByOne(dsl, writes, ended);
+            return rows.size() == 1 ? List.of(writeWithoutRefusedValue(dsl, rows.getFirst(), e, skipLocked, ended))
+                    : oneByOne(dsl, writes, skipLocked, ended);
         }
         return answers(dsl, writes, applied);
     }
 
-    private static List<FencedWrite> oneByOne(DSLContext dsl, List<OutcomeWrite> writes, TenantCaps.EndedRuns ended) {
+    private static List<FencedWrite> oneByOne(DSLContext dsl, List<OutcomeWrite> writes, boolean skipLocked, TenantCaps.EndedRuns ended) {
         List<FencedWrite> out = new ArrayList<>(writes.size());
-        for (OutcomeWrite w : writes) out.add(write(dsl, List.of(w), ended).getFirst());
+        for (OutcomeWrite w : writes) out.add(write(dsl, List.of(w), skipLocked, ended).getFirst());
         return out;
     }
 
@@ -147,13 +164,13 @@ final class OutcomeStatement {
      * its result dropped, a failed run keeps its decision with a note instead of its error text; either
      * way last_error says why. Nothing a run hands in can then fail the write of another.
      */
-    private static FencedWrite writeWithoutRefusedValue(DSLContext dsl, Row refused, DataAccessException why,
+    private static FencedWrite writeWithoutRefusedValue(DSLContext dsl, Row refused, DataAccessException why, boolean skipLocked,
             TenantCaps.EndedRuns ended) {
         String reason = "the database refused it: " + Throwables.rootMessage(why);
         boolean done = refused.state().equals(JobState.DONE.dbName());
         Row row = new Row(refused.write(), refused.state(), null,
                 note((done ? "result not stored: " : "error text not stored: ") + reason), refused.retryMs());
-        return answers(dsl, List.of(row.write()), execute(dsl, List.of(row), ended)).getFirst();
+        return answers(dsl, List.of(row.write()), execute(dsl, List.of(row), skipLocked, ended)).getFirst();
     }
 
     private static Row row(OutcomeWrite write) {
@@ -190,9 +207,9 @@ final class OutcomeStatement {
     }
 
     /** @return the rows the statement changed, by job id; adds them to {@code ended} */
-    private static Map<Long, Job> execute(DSLContext dsl, List<Row> rows, TenantCaps.EndedRuns ended) {
+    private static Map<Long, Job> execute(DSLContext dsl, List<Row> rows, boolean skipLocked, TenantCaps.EndedRuns ended) {
         // Read as the table's columns (RETURNING j.* lists them in table order), as the claim's rows are.
-        return collect(rendered(dsl, rows.size()).fetch(dsl, JOBS, binds(rows)), rows, ended);
+        return collect(rendered(dsl, rows.size(), skipLocked).fetch(dsl, JOBS, binds(rows)), rows, ended);
     }
 
     /** The statement's binds {0} to {6}: one array per column of the unnest. */
@@ -237,7 +254,8 @@ final class OutcomeStatement {
     static final String THEN = ";\n";
 
     /**
-     * The template of the claim loop's store call: the outcome statement exactly as {@link #update}, then the
+     * The template of the claim loop's store call: the outcome statement exactly as {@link #update} (skipping
+     * locked rows: the store sends it only with {@code SKIP LOCKED} claims), then the
      * given claim, as TWO statements in one text, {@code <UPDATE>;\nWITH <claimCte>\n<claimUpdate>}, which the
      * store runs in one transaction ({@link RenderedStatement#fetchEach} says why it must open one). The
      * claim's placeholders {@code {n}} become {@code {n + }{@value #BINDS}{@code }}. One commit instead of two:
@@ -252,7 +270,7 @@ final class OutcomeStatement {
      * the queue as the outcomes leave it.
      *
      * <p>Why no wait and no deadlock: the outcome statement skips a row another transaction holds (see
-     * {@link #FENCED}), and the store uses this only with {@code SKIP LOCKED} claims, so the call waits on no
+     * {@link #fenced}), and the store uses this only with {@code SKIP LOCKED} claims, so the call waits on no
      * lock while it holds the rows it claimed. {@code OutcomesThenClaimTest} pins that a held ending run's row
      * holds back neither the other outcomes nor the claim (and fails on the waiting variant). No row is changed
      * twice: the outcomes' rows are running and leave that state, the claim's are queued; a run ending here frees
@@ -263,7 +281,7 @@ final class OutcomeStatement {
      * @param claimUpdate the claim's {@code UPDATE … FROM picked … RETURNING j.*}
      */
     static String thenClaimTemplate(int outcomes, String claimCte, String claimUpdate) {
-        return update(outcomes) + THEN + "WITH " + shifted(claimCte) + "\n" + shifted(claimUpdate);
+        return update(outcomes, true) + THEN + "WITH " + shifted(claimCte) + "\n" + shifted(claimUpdate);
     }
 
     private static String shifted(String template) {
@@ -329,7 +347,7 @@ final class OutcomeStatement {
 
     /**
      * Whether {@code row}, read after the statement left its write out, still passes the write's fence: then
-     * the fence did not refuse it, the row was skipped as locked ({@link #FENCED}), and the write is
+     * the fence did not refuse it, the row was skipped as locked ({@link #fenced}), and the write is
      * {@link FencedWrite.Held}. Read after the statement, the row may have been let go meanwhile; then the
      * fence refused it, or will when the write is made again, which is just as exact.
      */

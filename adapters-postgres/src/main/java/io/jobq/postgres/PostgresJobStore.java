@@ -509,7 +509,7 @@ public final class PostgresJobStore implements JobStore {
             // retried failure; their measured times are then lost (charged at their estimates) and the sweep
             // releases for them.
             ended.clear();
-            return OutcomeStatement.write(dsl, writes, ended);
+            return OutcomeStatement.write(dsl, writes, options.lockMode() == LockMode.SKIP_LOCKED, ended);
         });
         releaseAfterRunsEnded(ended);
         return answers;

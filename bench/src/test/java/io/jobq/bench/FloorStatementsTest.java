@@ -63,7 +63,7 @@ class FloorStatementsTest {
         assertThat(store).hasSize(3);
         assertThat(store.get(1).sql()).contains("UPDATE jobq.jobs j SET");
 
-        assertSameStatements(floorRun(db, s, claimSql(s), FloorExperiment::completeSql, s.batch, 1), store);
+        assertSameStatements(floorRun(db, s, claimSql(s), completeSql(s), s.batch, 1), store);
     }
 
     /** Two jobs in one batched claim: their outcomes in one statement, the form for more than one. */
@@ -73,32 +73,30 @@ class FloorStatementsTest {
         assertThat(store).hasSize(3);
         assertThat(store.get(1).sql()).contains("unnest(");
 
-        assertSameStatements(floorRun(db, SKIP_LOCKED_BATCH, claimSql(SKIP_LOCKED_BATCH), FloorExperiment::completeSql,
+        assertSameStatements(floorRun(db, SKIP_LOCKED_BATCH, claimSql(SKIP_LOCKED_BATCH), completeSql(SKIP_LOCKED_BATCH),
                 SKIP_LOCKED_BATCH.batch, 2), store);
     }
 
-    /** The floor's own outcome statements, for drifts of the claim alone. */
-    private static final IntFunction<String> SAME = FloorExperiment::completeSql;
 
     /** Drifts the guard must catch: each changes the floor's claim or complete and nothing else. */
     static Stream<Arguments> drifts() {
         return Stream.of(
                 arguments(SKIP_LOCKED, "claim in id order",
-                        claimSql(SKIP_LOCKED).replace("ORDER BY vtime, id", "ORDER BY id"), SAME, 1),
+                        claimSql(SKIP_LOCKED).replace("ORDER BY vtime, id", "ORDER BY id"), completeSql(SKIP_LOCKED), 1),
                 arguments(SKIP_LOCKED_BATCH, "claim without SKIP LOCKED",
-                        claimSql(SKIP_LOCKED_BATCH).replace(" SKIP LOCKED", ""), SAME, 10),
+                        claimSql(SKIP_LOCKED_BATCH).replace(" SKIP LOCKED", ""), completeSql(SKIP_LOCKED_BATCH), 10),
                 arguments(WAIT, "claim with SKIP LOCKED where the store waits",
-                        claimSql(SKIP_LOCKED), SAME, 1),
+                        claimSql(SKIP_LOCKED), completeSql(WAIT), 1),
                 arguments(SKIP_LOCKED_BATCH, "claim with another limit",
-                        claimSql(SKIP_LOCKED_BATCH).replace("LIMIT 10", "LIMIT 5"), SAME, 10),
+                        claimSql(SKIP_LOCKED_BATCH).replace("LIMIT 10", "LIMIT 5"), completeSql(SKIP_LOCKED_BATCH), 10),
                 // Harmless to one job, yet a different statement: the floor must not "tidy" the store's text.
                 arguments(SKIP_LOCKED, "complete waiting for a held row",
-                        claimSql(SKIP_LOCKED), (IntFunction<String>) n -> completeSql(n).replace("OF j SKIP LOCKED", "OF j"), 1),
+                        claimSql(SKIP_LOCKED), (IntFunction<String>) n -> completeSql(SKIP_LOCKED, n).replace("OF j SKIP LOCKED", "OF j"), 1),
                 // The fence by literal matches the partial index jobs_leases (see OutcomeStatement).
                 arguments(WAIT, "complete fenced by the literal 'running'",
-                        claimSql(WAIT), (IntFunction<String>) n -> completeSql(n).replace("j.state = o.running", "j.state = 'running'"), 1),
+                        claimSql(WAIT), (IntFunction<String>) n -> completeSql(WAIT, n).replace("j.state = o.running", "j.state = 'running'"), 1),
                 arguments(SKIP_LOCKED, "one outcome completed by the statement for several",
-                        claimSql(SKIP_LOCKED), (IntFunction<String>) n -> completeSql(2), 1));
+                        claimSql(SKIP_LOCKED), (IntFunction<String>) n -> completeSql(SKIP_LOCKED, 2), 1));
     }
 
     @ParameterizedTest(name = "{1}")
@@ -106,7 +104,7 @@ class FloorStatementsTest {
     void aDriftedStatementIsCaught(ClaimStrategy s, String drift, String claimSql, IntFunction<String> completeSql,
                                    int batch, TestDatabase db) throws SQLException {
         // The mutation must have changed something, or this test would prove nothing.
-        assertThat(List.of(claimSql, completeSql.apply(1), batch)).isNotEqualTo(List.of(claimSql(s), completeSql(1), s.batch));
+        assertThat(List.of(claimSql, completeSql.apply(1), batch)).isNotEqualTo(List.of(claimSql(s), completeSql(s, 1), s.batch));
         List<Execution> store = storeRun(db, s, 1);
         List<Execution> floor = floorRun(db, s, claimSql, completeSql, batch, 1);
 

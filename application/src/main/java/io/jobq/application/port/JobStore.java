@@ -105,8 +105,9 @@ public interface JobStore extends ScheduleStore, ApiKeyStore {
     /**
      * Writes several runs' outcomes at once, each fenced by its own token exactly as {@link #complete} and
      * {@link #fail} fence one: a stale token is {@link FencedWrite.Rejected} and a row another transaction
-     * holds is {@link FencedWrite.Held}, each changing nothing, while the others apply. A store that can commits them all in one transaction (PostgreSQL: one statement), so a
-     * busy worker pays one commit per batch instead of one per job; this default writes them one by one.
+     * holds is {@link FencedWrite.Held}, each changing nothing, while the others apply. A store that can
+     * commits them all in one transaction (PostgreSQL: one statement), so a busy worker pays one commit per
+     * batch instead of one per job; this default writes them one by one.
      *
      * @param writes 0..n outcomes of distinct runs (no job twice)
      * @return one answer per write, in the order of {@code writes}

@@ -167,15 +167,16 @@ final class OutcomeRecorder {
                     if (heldSince == 0) {
                         heldSince = System.nanoTime() | 1; // never 0
                         // DEBUG: the worker's own heartbeat holds a row for a moment now and then
-                        JobLogFields.of(log.atDebug(), run.job).log("job {} attempt {}: another transaction holds its row"
-                                + " (a heartbeat, a cancel not yet committed); its {} is written again once that ends", run.job.id(),
-                                run.job.attempts(), operation);
+                        JobLogFields.of(log.atDebug(), run.job).log("job {} attempt {}: another transaction holds its"
+                                + " row (a heartbeat, a cancel not yet committed); its {} is written again once that ends",
+                                run.job.id(), run.job.attempts(), operation);
                     }
                     if (!pauseWhileHeld(heldSince, heldPauseMs)) {
                         runs.letGo(run.token);
                         discard(run, DiscardReason.WRITE_FAILED, abandoning.getAsBoolean()
                                 ? "shutdown gave up on it while another transaction held its row; it is left to its lease"
-                                : "another transaction held its row for the whole " + lease.toMillis() + " ms lease; it is left to its lease");
+                                : "another transaction held its row for the whole " + lease.toMillis()
+                                        + " ms lease; it is left to its lease");
                         return Optional.empty();
                     }
                     heldPauseMs = Math.min(HELD_MAX_PAUSE_MS, heldPauseMs * 2);
