@@ -248,12 +248,12 @@ class JobClientTest {
             db.execute("UPDATE jobs SET run_at = now() - interval '1 minute' + (id - (SELECT min(id) FROM jobs)) * interval '1 second'");
             try (Connection c = callerTransaction(); Connection looker = db.newConnection()) {
                 client.enqueue(c, NewJob.of(TenantId.of("busy"), QueueName.DEFAULT, TASK, "{}")); // busy's row stays locked
-                int holder = backendPid(c);
+                int holder = TestDatabase.backendPid(c);
                 java.util.concurrent.CompletableFuture<Integer> pass = java.util.concurrent.CompletableFuture.supplyAsync(
                         () -> new DuePromotion().promote(JobqSchema.DEFAULT.dsl(db.dataSource()), "default", 3, waitMs, passes),
                         work -> Thread.ofVirtual().start(work));
                 long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-                while (!pass.isDone() && !(commitOnceWaitedFor && waitsFor(looker, holder))) {
+                while (!pass.isDone() && !(commitOnceWaitedFor && TestDatabase.blocksAnother(looker, holder))) {
                     assertThat(System.nanoTime()).as("the pass neither waited for the row nor ended").isLessThan(deadline);
                     Thread.sleep(2);
                 }
@@ -262,23 +262,6 @@ class JobClientTest {
             }
             return db.dsl().resultQuery("SELECT tenant, count(*) FROM jobs WHERE task = 'later' AND state = 'queued' GROUP BY tenant")
                     .fetchMap(r -> r.get(0, String.class), r -> r.get(1, Long.class));
-        }
-
-        private static int backendPid(Connection c) throws SQLException {
-            try (var ps = c.prepareStatement("SELECT pg_backend_pid()"); var rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getInt(1);
-            }
-        }
-
-        /** Whether a session waits for a lock that backend {@code pid} holds. */
-        private static boolean waitsFor(Connection looker, int pid) throws SQLException {
-            try (var ps = looker.prepareStatement("SELECT count(*) FROM pg_stat_activity WHERE ? = ANY(pg_blocking_pids(pid))")) {
-                ps.setInt(1, pid);
-                var rs = ps.executeQuery();
-                rs.next();
-                return rs.getInt(1) > 0;
-            }
         }
     }
 

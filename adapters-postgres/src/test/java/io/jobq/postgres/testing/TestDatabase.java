@@ -51,6 +51,28 @@ public record TestDatabase(String name, String jdbcUrl, HikariDataSource dataSou
                 + "AND wait_event_type = 'Lock'").fetchSingle(0, Long.class);
     }
 
+    /** The server process id of {@code c}'s session, to find it in {@code pg_stat_activity}. */
+    public static int backendPid(Connection c) throws SQLException {
+        try (var ps = c.prepareStatement("SELECT pg_backend_pid()"); var rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getInt(1);
+        }
+    }
+
+    /**
+     * Whether some session waits for a lock that backend {@code pid} holds, asked on {@code looker} (a connection
+     * of the caller's, so the question needs no pooled connection while the test holds them).
+     */
+    public static boolean blocksAnother(Connection looker, int pid) throws SQLException {
+        try (var ps = looker.prepareStatement("SELECT count(*) FROM pg_stat_activity WHERE ? = ANY(pg_blocking_pids(pid))")) {
+            ps.setInt(1, pid);
+            try (var rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getInt(1) > 0;
+            }
+        }
+    }
+
     /** Runs one SQL statement and returns the update count, for test set-up. */
     public int execute(String sql, Object... bindings) {
         return dsl().execute(sql, bindings);
