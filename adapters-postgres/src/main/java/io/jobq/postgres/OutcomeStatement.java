@@ -41,12 +41,14 @@ import org.jooq.exception.DataAccessException;
  */
 final class OutcomeStatement {
     /**
-     * Where claims skip locked rows ({@link LockMode#SKIP_LOCKED}, the default), the fenced rows are locked
-     * {@code SKIP LOCKED} too, so the statement never waits: a row another transaction holds (an application's
-     * open transaction cancelling the job, a heartbeat or a cancel about to commit) is left out, its write
-     * answered {@link FencedWrite.Held} ({@link #answers}), and the worker writes it again later. Waiting would
-     * hold back every other outcome in the batch, and the claim that carries them, for as long as that
-     * transaction stays open. Under {@link LockMode#WAIT} the statement waits, in id order (two multi-row
+     * Where claims skip locked rows ({@link LockMode#SKIP_LOCKED}, the default), the outcome statement never
+     * waits long: alone ({@link #write}) it locks the fenced rows {@code SKIP LOCKED}; carried by a claim
+     * ({@link #thenClaimTemplate}) it waits at most {@link LockWait#MAX_MS} ms and then skips. A skipped row, one
+     * another transaction holds (an application's open transaction cancelling the job, a heartbeat or a claim
+     * about to commit), is left out, its write answered {@link FencedWrite.Held} ({@link #answers}), and the
+     * worker writes it again later. Waiting unbounded would hold back every other outcome in the batch, and the
+     * claim that carries them, for as long as that transaction stays open. Under {@link LockMode#WAIT} the
+     * statement waits, in id order (two multi-row
      * updates locking in plan order can deadlock): there every claim that waits for a row and then finds it
      * claimed keeps it locked until its statement ends, so ending runs' rows are held for a moment all the
      * time (skipping them, that row of the bench read 58 / 39 % of its floor at 8 / 16 workers in a full run,
@@ -254,8 +256,9 @@ final class OutcomeStatement {
     static final String THEN = ";\n";
 
     /**
-     * The template of the claim loop's store call: the outcome statement exactly as {@link #update} (skipping
-     * locked rows: the store sends it only with {@code SKIP LOCKED} claims), then the
+     * The template of the claim loop's store call: the outcome statement exactly as {@link #update} (the store
+     * sends it only with {@code SKIP LOCKED} claims, waiting for a held row under {@link LockWait}, or skipping
+     * it), then the
      * given claim, as TWO statements in one text, {@code <UPDATE>;\nWITH <claimCte>\n<claimUpdate>}, which the
      * store runs in one transaction ({@link RenderedStatement#fetchEach} says why it must open one). The
      * claim's placeholders {@code {n}} become {@code {n + }{@value #BINDS}{@code }}. One commit instead of two:
@@ -269,19 +272,21 @@ final class OutcomeStatement {
      * per call, the two statements 1.9–2.2 + 1.2–1.3 ms (docs/benchmarks.md). The claim's own statement reads
      * the queue as the outcomes leave it.
      *
-     * <p>Why no wait and no deadlock: the outcome statement skips a row another transaction holds (see
-     * {@link #fenced}), and the store uses this only with {@code SKIP LOCKED} claims, so the call waits on no
-     * lock while it holds the rows it claimed. {@code OutcomesThenClaimTest} pins that a held ending run's row
-     * holds back neither the other outcomes nor the claim (and fails on the waiting variant). No row is changed
+     * <p>Why no long wait and no deadlock: the outcome statement waits for a held row at most
+     * {@link LockWait#MAX_MS} ms, or skips it (see {@link #fenced}), and comes first; the store uses this only
+     * with {@code SKIP LOCKED} claims, so the call waits on no lock while it holds the rows it claimed.
+     * {@code OutcomesThenClaimTest} pins that a held ending run's row holds back neither the other outcomes nor
+     * the claim for longer than that (and fails on the variant that waits unbounded). No row is changed
      * twice: the outcomes' rows are running and leave that state, the claim's are queued; a run ending here frees
      * nothing the claim could take at once (a retried job is scheduled, a held job is released after the commit).
      *
      * @param outcomes how many outcomes the text is for (its form differs for one: {@link #update})
+     * @param skipHeld whether the outcome statement skips held rows ({@link #fenced}), or waits for them in id order
      * @param claimCte the claim's {@code picked AS MATERIALIZED (…)}
      * @param claimUpdate the claim's {@code UPDATE … FROM picked … RETURNING j.*}
      */
-    static String thenClaimTemplate(int outcomes, String claimCte, String claimUpdate) {
-        return update(outcomes, true) + THEN + "WITH " + shifted(claimCte) + "\n" + shifted(claimUpdate);
+    static String thenClaimTemplate(int outcomes, boolean skipHeld, String claimCte, String claimUpdate) {
+        return update(outcomes, skipHeld) + THEN + "WITH " + shifted(claimCte) + "\n" + shifted(claimUpdate);
     }
 
     private static String shifted(String template) {

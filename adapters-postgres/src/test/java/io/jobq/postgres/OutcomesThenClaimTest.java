@@ -14,6 +14,7 @@ import io.jobq.domain.job.Job;
 import io.jobq.domain.job.JobState;
 import io.jobq.domain.retry.RetryDecision;
 import io.jobq.postgres.testing.JdbcProxies;
+import io.jobq.postgres.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Duration;
@@ -48,8 +49,9 @@ class OutcomesThenClaimTest extends PostgresStoreTestCase {
                 new OutcomeWrite.Fail(running.get(1).fencingToken(), "boom", new RetryDecision.RetryAfter(Duration.ofMinutes(1)),
                         Optional.empty()), done(stale)), claim(W1, 2));
 
-        // the one text (outcomes, then the claim), and one read of the row that refused its stale write (a refusal carries the row)
-        assertThat(counter.count()).as("statements sent").isEqualTo(2);
+        // the lock-wait bound, the one text (outcomes, then the claim), and one read of the row that refused its
+        // stale write (a refusal carries the row)
+        assertThat(counter.count()).as("statements sent").isEqualTo(3);
         assertThat(both.answers()).hasSize(3);
         assertThat(both.answers().get(0)).isInstanceOfSatisfying(FencedWrite.Applied.class,
                 a -> assertThat(a.job().state()).isEqualTo(JobState.DONE));
@@ -90,9 +92,10 @@ class OutcomesThenClaimTest extends PostgresStoreTestCase {
 
     /**
      * An ending run's row held elsewhere (as an application's open transaction cancelling the job holds it)
-     * holds back neither the other outcomes nor the claim: the held write is answered {@link FencedWrite.Held}
-     * at once, the rest are written, and the held one is written once the holder is done. Run against the
-     * waiting variant (the fence locks without {@code SKIP LOCKED}), the call waits for the holder.
+     * holds back neither the other outcomes nor the claim for longer than {@link LockWait#MAX_MS}: the held
+     * write is answered {@link FencedWrite.Held}, the rest are written, and the held one is written once the
+     * holder is done. Run against the variant whose wait is unbounded (no {@code lock_timeout}), the call waits
+     * for the holder.
      */
     @Test
     void anEndingRunsRowHeldElsewhereHoldsBackNeitherTheOtherOutcomesNorTheClaim() throws Exception {
@@ -122,7 +125,7 @@ class OutcomesThenClaimTest extends PostgresStoreTestCase {
                     claim(W1, 1)));
             Thread.ofPlatform().daemon().name("waiting-variant").start(waited);
             long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-            while (!blocksAnother(looker, backendPid(holder))) {
+            while (!TestDatabase.blocksAnother(looker, TestDatabase.backendPid(holder))) {
                 assertThat(System.nanoTime()).as("the waiting variant waits for the held row").isLessThan(deadline);
                 Thread.sleep(10);
             }
@@ -135,39 +138,102 @@ class OutcomesThenClaimTest extends PostgresStoreTestCase {
                 .isInstanceOfSatisfying(FencedWrite.Applied.class, a -> assertThat(a.job().state()).isEqualTo(JobState.DONE));
     }
 
-    private static int backendPid(Connection c) throws java.sql.SQLException {
-        try (var ps = c.prepareStatement("SELECT pg_backend_pid()"); var rs = ps.executeQuery()) {
-            rs.next();
-            return rs.getInt(1);
-        }
-    }
-
-    /** Whether a session waits for a lock that backend {@code pid} holds. */
-    private static boolean blocksAnother(Connection looker, int pid) throws java.sql.SQLException {
-        try (var ps = looker.prepareStatement("SELECT count(*) FROM pg_stat_activity WHERE ? = ANY(pg_blocking_pids(pid))")) {
-            ps.setInt(1, pid);
-            var rs = ps.executeQuery();
-            rs.next();
-            return rs.getInt(1) > 0;
-        }
+    /**
+     * {@code target} with the transaction's lock-wait bound set on a setting nobody reads, so that the outcome
+     * statement waits for a held row as long as it is held: the deliberately wrong variant. Counts the texts it
+     * rewrote in {@code rewritten}, so a test sees that it did.
+     */
+    private static DataSource waitingFence(DataSource target, AtomicInteger rewritten) {
+        return rewriting(target, rewritten, sql -> sql.replace("set_config('lock_timeout'", "set_config('jobq.unbounded_test'"));
     }
 
     /**
-     * {@code target} with the outcome statement's fence locking without {@code SKIP LOCKED}, so that it waits for
-     * a held row: the deliberately wrong variant. Counts the texts it rewrote in {@code rewritten}, so a test sees
-     * that it did.
+     * {@code target} with the outcome statement's fence skipping a held row at once instead of waiting for it
+     * a moment: the deliberately wrong variant of {@link #aRowHeldForAMomentIsWaitedFor}.
      */
-    private static DataSource waitingFence(DataSource target, AtomicInteger rewritten) {
+    private static DataSource skippingFence(DataSource target, AtomicInteger rewritten) {
+        return rewriting(target, rewritten, sql -> sql.replaceAll("ORDER BY j\\.id\\s+FOR NO KEY UPDATE OF j\\b", "FOR NO KEY UPDATE OF j SKIP LOCKED"));
+    }
+
+    /** {@code target}, its prepared texts rewritten by {@code rewrite}; counts in {@code rewritten} those it changed. */
+    private static DataSource rewriting(DataSource target, AtomicInteger rewritten, java.util.function.UnaryOperator<String> rewrite) {
         return JdbcProxies.afterEachCall(DataSource.class, target, (method, args, result) -> method.getName().equals("getConnection")
                 ? JdbcProxies.afterEachCall(Connection.class, (Connection) result, (m, a, made) -> {
-                    if (!m.getName().equals("prepareStatement") || !(a[0] instanceof String sql) || !sql.contains("OF j SKIP LOCKED")) {
+                    if (!m.getName().equals("prepareStatement") || !(a[0] instanceof String sql) || rewrite.apply(sql).equals(sql)) {
                         return made;
                     }
                     ((PreparedStatement) made).close();
                     rewritten.incrementAndGet();
-                    return ((Connection) result).prepareStatement(sql.replace("FOR NO KEY UPDATE OF j SKIP LOCKED", "FOR NO KEY UPDATE OF j"));
+                    return ((Connection) result).prepareStatement(rewrite.apply(sql));
                 })
                 : result);
+    }
+
+    /**
+     * A row held for a moment (here by a transaction that commits as soon as the write waits for it; in a busy worker, a claim that
+     * re-checked the row and found it claimed already, until its commit) is waited for, and its outcome written
+     * in the same call. Run against the variant that skips at once, the write comes back held.
+     */
+    @Test
+    void aRowHeldForAMomentIsWaitedFor() throws Exception {
+        assertThat(heldForAMoment(store)).isInstanceOf(FencedWrite.Applied.class);
+        AtomicInteger rewritten = new AtomicInteger();
+        assertThat(heldForAMoment(new PostgresJobStore(skippingFence(db.dataSource(), rewritten)))).isInstanceOf(FencedWrite.Held.class);
+        assertThat(rewritten.get()).as("texts rewritten to skip").isPositive();
+    }
+
+    /** The answer to a run's outcome written while its row is held, by a transaction that commits once the write waits. */
+    private FencedWrite heldForAMoment(PostgresJobStore on) throws Exception {
+        db.emptyTables();
+        for (int i = 0; i < 2; i++) store.enqueue(job("acme"));
+        Job run = store.claim(claim(W1, 1)).getFirst();
+        try (Connection holder = db.newConnection(); Connection looker = db.newConnection()) {
+            holder.setAutoCommit(false);
+            try (var ps = holder.prepareStatement("SELECT 1 FROM jobq.jobs WHERE id = ? FOR NO KEY UPDATE")) {
+                ps.setLong(1, run.id().value());
+                ps.executeQuery().close();
+            }
+            var call = new java.util.concurrent.FutureTask<>(() -> on.recordOutcomesThenClaim(List.of(done(run)), claim(W1, 1)));
+            Thread.ofPlatform().daemon().name("outcomes-then-claim").start(call);
+            // Commit once the call waits, or once it is over (the skipping variant never waits).
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (!call.isDone() && !TestDatabase.blocksAnother(looker, TestDatabase.backendPid(holder))) {
+                assertThat(System.nanoTime()).as("the call neither waited nor ended").isLessThan(deadline);
+                Thread.sleep(2);
+            }
+            holder.commit();
+            return call.get(10, java.util.concurrent.TimeUnit.SECONDS).answers().getFirst();
+        }
+    }
+
+    /**
+     * A write answered held is remembered: made again while the row is still held, its flush skips held rows at
+     * once rather than waiting again, so a row an application keeps holds back the outcomes beside it once, not
+     * each time it is written again. Seen in the texts sent: no lock-wait bound the second time.
+     */
+    @Test
+    void aWriteFoundHeldSkipsAtOnceWhenMadeAgain() throws Exception {
+        for (int i = 0; i < 4; i++) store.enqueue(job("acme"));
+        List<Job> runs = store.claim(claim(W1, 2));
+        StatementCounter counter = new StatementCounter();
+        PostgresJobStore counted = new PostgresJobStore(counter.wrap(db.dataSource()));
+        try (Connection holder = db.newConnection()) {
+            holder.setAutoCommit(false);
+            try (var ps = holder.prepareStatement("SELECT 1 FROM jobq.jobs WHERE id = ? FOR NO KEY UPDATE")) {
+                ps.setLong(1, runs.get(0).id().value());
+                ps.executeQuery().close();
+            }
+            assertThat(counted.recordOutcomesThenClaim(List.of(done(runs.get(0))), claim(W1, 1)).answers())
+                    .singleElement().isInstanceOf(FencedWrite.Held.class);
+            assertThat(counter.textsWith("lock_timeout")).as("the first flush waited, bounded").isEqualTo(1);
+            OutcomesThenClaim again = counted.recordOutcomesThenClaim(List.of(done(runs.get(0)), done(runs.get(1))), claim(W1, 1));
+            assertThat(again.answers().get(0)).isInstanceOf(FencedWrite.Held.class);
+            assertThat(again.answers().get(1)).isInstanceOf(FencedWrite.Applied.class);
+            assertThat(counter.textsWith("lock_timeout")).as("made again, it waited no more").isEqualTo(1);
+            holder.commit();
+        }
+        assertThat(new PostgresJobStore(db.dataSource()).recordOutcomesThenClaim(List.of(done(runs.get(0))), claim(W1, 1)).answers())
+                .singleElement().isInstanceOf(FencedWrite.Applied.class);
     }
 
     /**
@@ -289,6 +355,7 @@ class OutcomesThenClaimTest extends PostgresStoreTestCase {
     /** Counts the statements prepared on a DataSource's connections. */
     static final class StatementCounter {
         private final AtomicInteger prepared = new AtomicInteger();
+        private final java.util.Queue<String> texts = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
         DataSource wrap(DataSource target) {
             return JdbcProxies.afterEachCall(DataSource.class, target, (method, args, result) ->
@@ -298,12 +365,18 @@ class OutcomesThenClaimTest extends PostgresStoreTestCase {
         private Connection connection(Connection target) {
             return JdbcProxies.afterEachCall(Connection.class, target, (method, args, result) -> {
                 if (method.getName().startsWith("prepare") || method.getName().equals("createStatement")) prepared.incrementAndGet();
+                if (method.getName().startsWith("prepare") && args[0] instanceof String sql) texts.add(sql);
                 return result;
             });
         }
 
         int count() {
             return prepared.get();
+        }
+
+        /** How many of the texts prepared so far contain {@code part}. */
+        long textsWith(String part) {
+            return texts.stream().filter(t -> t.contains(part)).count();
         }
     }
 }

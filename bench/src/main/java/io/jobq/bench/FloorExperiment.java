@@ -88,21 +88,18 @@ record FloorExperiment(BenchDatabase db, Plan plan, Progress progress) {
 
     /**
      * The outcome statement for {@code n} outcomes, as the store sends it beside claims of strategy {@code s}:
-     * skipping locked rows where claims do, else waiting for them in id order.
+     * waiting for a held row, in id order, under every strategy (with {@code SKIP LOCKED} claims the store
+     * bounds that wait by {@code lock_timeout} and then skips the row, which no transaction of the floor's
+     * holds for long).
      */
     static String completeSql(ClaimStrategy s, int n) {
-        String lock = s.lockMode == LockMode.SKIP_LOCKED ? "FOR NO KEY UPDATE OF j SKIP LOCKED"
-                : "ORDER BY j.id\n                FOR NO KEY UPDATE OF j";
-        return (n == 1 ? ONE_OUTCOME : OUTCOMES) + FENCED_UPDATE.formatted(lock);
+        return (n == 1 ? ONE_OUTCOME : OUTCOMES) + FENCED_UPDATE.formatted("ORDER BY j.id\n                FOR NO KEY UPDATE OF j");
     }
 
     /** {@link #completeSql(ClaimStrategy, int)} for {@code s}, by the number of outcomes. */
     static IntFunction<String> completeSql(ClaimStrategy s) {
         return n -> completeSql(s, n);
     }
-
-    /** How often the floor makes a completion again whose rows another statement held. */
-    private static final int HELD_RETRIES = 10_000;
 
     /** Executes {@code complete}: the rows it completed. */
     private static int completeAll(PreparedStatement complete) throws SQLException {
@@ -202,12 +199,6 @@ record FloorExperiment(BenchDatabase db, Plan plan, Progress progress) {
                 String nulls = arrayLiteral(java.util.Collections.nCopies(got, "null"));
                 for (int p = 5; p <= 7; p++) complete.setObject(p, nulls, Types.OTHER);
                 int done = completeAll(complete);
-                // A row another statement holds a moment (a claim that locked it, found it claimed already and
-                // passes it over keeps it locked to its end) is skipped: made again, as jobq's worker does.
-                for (int again = 0; done < got && again < HELD_RETRIES; again++) {
-                    Thread.onSpinWait();
-                    done += completeAll(complete);
-                }
                 if (done != got) throw new SQLException("the fence refused " + (got - done) + " of " + got + " completions");
                 completed.addAndGet(done);
             }

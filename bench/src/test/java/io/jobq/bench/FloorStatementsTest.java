@@ -12,6 +12,7 @@ import static org.junit.jupiter.params.provider.Arguments.arguments;
 import io.jobq.application.port.ClaimRequest;
 import io.jobq.application.port.FencedWrite;
 import io.jobq.application.port.OutcomeWrite;
+import io.jobq.application.port.OutcomesThenClaim;
 import io.jobq.application.port.NewJobBatch;
 import io.jobq.application.worker.WorkerSettings;
 import io.jobq.bench.SqlRecorder.Execution;
@@ -25,6 +26,7 @@ import io.jobq.postgres.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
@@ -41,7 +43,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * The floor must run the store's own claim and complete, or "jobq's throughput as a fraction of the
  * floor" compares jobq with something else. FloorExperiment's statements are copies (it is a bare JDBC
  * loop, with no store to ask), so this test records what the real {@link PostgresJobStore} sends to
- * pgjdbc for a claim under each {@link ClaimStrategy} and for a complete, records what the floor's loop
+ * pgjdbc for a claim under each {@link ClaimStrategy} and for the outcomes a claim carries (the claim loop's
+ * call, its text split into its two statements), records what the floor's loop
  * sends for the same job, and requires the two to be the same statements: the same SQL text (up to
  * whitespace) executed with the same parameters, bound by the same setters, in the same order.
  *
@@ -90,8 +93,9 @@ class FloorStatementsTest {
                 arguments(SKIP_LOCKED_BATCH, "claim with another limit",
                         claimSql(SKIP_LOCKED_BATCH).replace("LIMIT 10", "LIMIT 5"), completeSql(SKIP_LOCKED_BATCH), 10),
                 // Harmless to one job, yet a different statement: the floor must not "tidy" the store's text.
-                arguments(SKIP_LOCKED, "complete waiting for a held row",
-                        claimSql(SKIP_LOCKED), (IntFunction<String>) n -> completeSql(SKIP_LOCKED, n).replace("OF j SKIP LOCKED", "OF j"), 1),
+                arguments(SKIP_LOCKED, "complete skipping a held row",
+                        claimSql(SKIP_LOCKED), (IntFunction<String>) n -> completeSql(SKIP_LOCKED, n)
+                                .replaceAll("ORDER BY j.id\\s+FOR NO KEY UPDATE OF j", "FOR NO KEY UPDATE OF j SKIP LOCKED"), 1),
                 // The fence by literal matches the partial index jobs_leases (see OutcomeStatement).
                 arguments(WAIT, "complete fenced by the literal 'running'",
                         claimSql(WAIT), (IntFunction<String>) n -> completeSql(WAIT, n).replace("j.state = o.running", "j.state = 'running'"), 1),
@@ -134,12 +138,44 @@ class FloorStatementsTest {
                 WorkerSettings.DEFAULTS.lease());
         List<Job> claimed = store.claim(request);
         assertThat(claimed).hasSize(jobs);
-        // A no-op job's outcome: no result, as the floor completes it; all of one claim's in one statement.
+        // A no-op job's outcome: no result, as the floor completes it; all of one claim's in one statement,
+        // carried by the next claim as the worker's claim loop sends them (it finds nothing: the drain's end).
         List<OutcomeWrite> outcomes = claimed.stream()
                 .<OutcomeWrite>map(j -> new OutcomeWrite.Complete(j.fencingToken(), Optional.empty())).toList();
-        assertThat(store.recordOutcomes(outcomes)).allMatch(a -> a instanceof FencedWrite.Applied);
-        assertThat(store.claim(request)).isEmpty();
-        return recorder.executions();
+        OutcomesThenClaim both = store.recordOutcomesThenClaim(outcomes, request);
+        assertThat(both.answers()).allMatch(a -> a instanceof FencedWrite.Applied);
+        assertThat(both.claimed()).isEmpty();
+        return asStatements(recorder.executions());
+    }
+
+    /**
+     * The store's executions as the statements the floor sends one by one: the lock-wait bound dropped (the
+     * floor's transactions hold no row for long), and a text of outcomes then a claim split into its two
+     * statements, its binds split after the first statement's.
+     */
+    private static List<Execution> asStatements(List<Execution> executions) {
+        List<Execution> out = new ArrayList<>();
+        for (Execution e : executions) {
+            if (e.sql().contains("set_config('lock_timeout'")) continue;
+            int then = e.sql().indexOf(";\n");
+            if (then < 0) {
+                out.add(e);
+                continue;
+            }
+            String first = e.sql().substring(0, then);
+            int firstBinds = (int) first.chars().filter(ch -> ch == '?').count();
+            out.add(new Execution(first, e.binds().subList(0, firstBinds)));
+            out.add(new Execution(e.sql().substring(then + 2), renumbered(e.binds().subList(firstBinds, e.binds().size()), firstBinds)));
+        }
+        return out;
+    }
+
+    /** Binds recorded as {@code $index=…}, their indexes lowered by {@code by}. */
+    private static List<String> renumbered(List<String> binds, int by) {
+        return binds.stream().map(b -> {
+            int eq = b.indexOf('=');
+            return "$" + (Integer.parseInt(b.substring(1, eq)) - by) + b.substring(eq);
+        }).toList();
     }
 
     /** FloorExperiment's loop, on one plain connection as in the experiment, drains {@code jobs} jobs. */
