@@ -3,7 +3,8 @@ package io.jobq.postgres;
 import org.jooq.DSLContext;
 
 /**
- * How long the queue's own upkeep (promotion, schedule firing) waits for a row another transaction holds:
+ * How long the queue's own upkeep (promotion, schedule firing), and the outcomes a claim carries
+ * ({@link PostgresJobStore#recordOutcomesThenClaim}), wait for a row another transaction holds:
  * at most {@value #MAX_MS} ms ({@code lock_timeout}, for the rest of the transaction). An enqueue holds its
  * tenant's row for its whole transaction: a few milliseconds through the API, which is worth waiting for, or
  * as long as an application likes through {@link JobClient}, which must not stall the upkeep of every other

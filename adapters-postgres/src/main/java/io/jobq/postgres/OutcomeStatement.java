@@ -43,7 +43,8 @@ final class OutcomeStatement {
     /**
      * Where claims skip locked rows ({@link LockMode#SKIP_LOCKED}, the default), the outcome statement never
      * waits long: alone ({@link #write}) it locks the fenced rows {@code SKIP LOCKED}; carried by a claim
-     * ({@link #thenClaimTemplate}) it waits at most {@link LockWait#MAX_MS} ms and then skips. A skipped row, one
+     * ({@link #thenClaimTemplate}) each of its lock waits lasts at most {@link LockWait#MAX_MS} ms (one per held
+     * row), and once one runs out the call is made again skipping. A skipped row, one
      * another transaction holds (an application's open transaction cancelling the job, a heartbeat or a claim
      * about to commit), is left out, its write answered {@link FencedWrite.Held} ({@link #answers}), and the
      * worker writes it again later. Waiting unbounded would hold back every other outcome in the batch, and the
@@ -272,11 +273,12 @@ final class OutcomeStatement {
      * per call, the two statements 1.9–2.2 + 1.2–1.3 ms (docs/benchmarks.md). The claim's own statement reads
      * the queue as the outcomes leave it.
      *
-     * <p>Why no long wait and no deadlock: the outcome statement waits for a held row at most
-     * {@link LockWait#MAX_MS} ms, or skips it (see {@link #fenced}), and comes first; the store uses this only
-     * with {@code SKIP LOCKED} claims, so the call waits on no lock while it holds the rows it claimed.
-     * {@code OutcomesThenClaimTest} pins that a held ending run's row holds back neither the other outcomes nor
-     * the claim for longer than that (and fails on the variant that waits unbounded). No row is changed
+     * <p>Why no long wait and no deadlock: each lock wait of the outcome statement lasts at most
+     * {@link LockWait#MAX_MS} ms, after which the store makes the call again skipping held rows (see
+     * {@link #fenced}); it comes first, and the store uses this only with {@code SKIP LOCKED} claims, so the call
+     * waits on no lock while it holds the rows it claimed. {@code OutcomesThenClaimTest} pins that a held
+     * ending run's row holds back neither the other outcomes nor the claim until its holder lets go (and fails
+     * on the variant that waits unbounded). No row is changed
      * twice: the outcomes' rows are running and leave that state, the claim's are queued; a run ending here frees
      * nothing the claim could take at once (a retried job is scheduled, a held job is released after the commit).
      *

@@ -191,6 +191,8 @@ public final class PostgresJobStore implements JobStore {
     private final DuePromotion promotion = new DuePromotion();
     /** The jobs whose outcome found their row held lately ({@link #recordOutcomesThenClaim}). */
     private final HeldOutcomeRows heldOutcomes = new HeldOutcomeRows();
+    /** How long the claim loop's outcomes wait for a held row, in ms: {@link LockWait#MAX_MS}; tests lengthen it. */
+    private volatile int outcomeLockWaitMs = LockWait.MAX_MS;
     private final JobqSchema schema;
     private final Options options;
     private final SelfVacuum selfVacuum;
@@ -350,12 +352,21 @@ public final class PostgresJobStore implements JobStore {
     }
 
     /**
+     * Sets how long the claim loop's outcomes wait for a held row ({@link #recordOutcomesThenClaim}), for a test
+     * that must see a wait end in a write whatever the machine's load; {@link LockWait#MAX_MS} otherwise.
+     */
+    PostgresJobStore withOutcomeLockWait(Duration wait) {
+        outcomeLockWaitMs = Math.toIntExact(wait.toMillis());
+        return this;
+    }
+
+    /**
      * One transaction, one commit, on the normal path: the outcome statement, then the claim
      * ({@link OutcomeStatement#thenClaimTemplate}). When that fails on a value (a result the database refuses, a
      * claimed row it cannot print) it changed nothing, and the outcomes and the claim are made on their own, each
      * with its fallback.
      *
-     * <p>The outcome statement waits for a held row at most {@link LockWait#MAX_MS} ms: concurrent claims keep
+     * <p>Each lock wait of the transaction lasts at most {@link LockWait#MAX_MS} ms: concurrent claims keep
      * rows they re-checked and found claimed locked until they commit, so an ending run's row is held for a
      * moment all the time under busy workers, and waiting that moment is cheaper than writing the outcome again
      * (at 16 single-slot workers on the bench machine, skipping at once cost about a fifth of the per-job and of
@@ -374,15 +385,18 @@ public final class PostgresJobStore implements JobStore {
         OutcomeWrite.requireDistinctJobs(writes);
         if (writes.isEmpty()) return new OutcomesThenClaim(List.of(), claim(req));
         if (options.lockMode() != LockMode.SKIP_LOCKED) return new OutcomesThenClaim(recordOutcomes(writes), claim(req));
-        OutcomesThenClaim both = outcomesThenClaim(writes, req, heldOutcomes.anyAmong(writes));
-        return both != null ? both : outcomesThenClaim(writes, req, true);
+        OutcomesThenClaim both = outcomesThenClaim(writes, req, heldOutcomes.anyAmong(writes), false);
+        return both != null ? both : outcomesThenClaim(writes, req, true, true);
     }
 
     /**
      * {@link #recordOutcomesThenClaim} in one transaction, skipping held rows or waiting for them under
      * {@link LockWait}; null when the wait ran out (nothing changed).
+     *
+     * @param afterRunOut whether a wait of this same call ran out: only then are the writes answered held
+     *     remembered (see {@link HeldOutcomeRows#update})
      */
-    private OutcomesThenClaim outcomesThenClaim(List<OutcomeWrite> writes, ClaimRequest req, boolean skipHeld) {
+    private OutcomesThenClaim outcomesThenClaim(List<OutcomeWrite> writes, ClaimRequest req, boolean skipHeld, boolean afterRunOut) {
         TenantCaps.EndedRuns ended = new TenantCaps.EndedRuns();
         // Rendered for exactly these writes: the form for one outcome reads only the first of each bind array.
         RenderedStatement statement = rendered(req, writes.size(), skipHeld);
@@ -393,12 +407,15 @@ public final class PostgresJobStore implements JobStore {
                 // In a transaction of its own: pgjdbc may send a Sync between the text's two statements (see
                 // OutcomeStatement.thenClaimTemplate), which in auto-commit would commit the outcomes alone.
                 return dsl.transactionResult(cfg -> {
-                    if (!skipHeld) LockWait.limit(cfg.dsl());
+                    if (!skipHeld) LockWait.limit(cfg.dsl(), outcomeLockWaitMs);
                     return OutcomeStatement.writeThenClaim(cfg.dsl(), statement, writes, claimBinds(req), ended);
                 });
             } catch (RuntimeException e) {
                 if (OutcomeStatement.refusedAValue(e) || UnreadableRows.isUnprintableValue(e)) return "refused";
-                if (!skipHeld && LockWait.ranOut(e)) return ranOut;
+                // A deadlock too (a server whose deadlock_timeout is below the lock wait): skipping cannot wait.
+                if (!skipHeld && (LockWait.ranOut(e) || StoreErrors.DEADLOCK_DETECTED.equals(StoreErrors.sqlState(e)))) {
+                    return ranOut;
+                }
                 throw e;
             }
         });
@@ -408,8 +425,7 @@ public final class PostgresJobStore implements JobStore {
                     .log("outcomes and claim in one transaction failed on a value; making them one after the other");
             return new OutcomesThenClaim(recordOutcomes(writes), claim(req));
         }
-        heldOutcomes.remember(both.answers().stream().filter(FencedWrite.Held.class::isInstance)
-                .map(a -> ((FencedWrite.Held) a).presented().job().value()).toList());
+        heldOutcomes.update(both.answers(), afterRunOut);
         releaseAfterRunsEnded(ended);
         return new OutcomesThenClaim(both.answers(), claimed(req, both.claimed()));
     }
