@@ -400,7 +400,7 @@ public final class PostgresJobStore implements JobStore {
         TenantCaps.EndedRuns ended = new TenantCaps.EndedRuns();
         // Rendered for exactly these writes: the form for one outcome reads only the first of each bind array.
         RenderedStatement statement = rendered(req, writes.size(), skipHeld);
-        Object ranOut = new Object();
+        Object ranOut = new Object(), refused = new Object(); // what the call ended in, when no rows
         Object written = run("record outcomes and claim", () -> {
             ended.clear();
             try {
@@ -411,7 +411,7 @@ public final class PostgresJobStore implements JobStore {
                     return OutcomeStatement.writeThenClaim(cfg.dsl(), statement, writes, claimBinds(req), ended);
                 });
             } catch (RuntimeException e) {
-                if (OutcomeStatement.refusedAValue(e) || UnreadableRows.isUnprintableValue(e)) return "refused";
+                if (OutcomeStatement.refusedAValue(e) || UnreadableRows.isUnprintableValue(e)) return refused;
                 // A deadlock too (a server whose deadlock_timeout is below the lock wait): skipping cannot wait.
                 if (!skipHeld && (LockWait.ranOut(e) || StoreErrors.DEADLOCK_DETECTED.equals(StoreErrors.sqlState(e)))) {
                     return ranOut;
@@ -420,11 +420,12 @@ public final class PostgresJobStore implements JobStore {
             }
         });
         if (written == ranOut) return null;
-        if (!(written instanceof OutcomeStatement.WrittenThenClaimed both)) {
+        if (written == refused) {
             log.atDebug().addKeyValue("worker", req.worker().value())
                     .log("outcomes and claim in one transaction failed on a value; making them one after the other");
             return new OutcomesThenClaim(recordOutcomes(writes), claim(req));
         }
+        OutcomeStatement.WrittenThenClaimed both = (OutcomeStatement.WrittenThenClaimed) written;
         heldOutcomes.update(both.answers(), afterRunOut);
         releaseAfterRunsEnded(ended);
         return new OutcomesThenClaim(both.answers(), claimed(req, both.claimed()));
