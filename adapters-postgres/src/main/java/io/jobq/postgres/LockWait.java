@@ -1,6 +1,6 @@
 package io.jobq.postgres;
 
-import java.sql.PreparedStatement;
+import java.sql.Statement;
 import org.jooq.DSLContext;
 
 /**
@@ -17,8 +17,6 @@ final class LockWait {
     static final int MAX_MS = 100;
     /** SQLSTATE of a lock wait that ran past lock_timeout. */
     private static final String LOCK_NOT_AVAILABLE = "55P03";
-    /** The bound, local to the transaction; bench's FloorExperiment sends the same text. */
-    static final String BOUND = "SELECT set_config('lock_timeout', ?, true)";
 
     private LockWait() {}
 
@@ -28,19 +26,28 @@ final class LockWait {
     }
 
     /**
-     * As {@link #limit(DSLContext)}, to {@code ms} (at least 1). Sent on the transaction's connection through
-     * JDBC, not as a jOOQ query: the claim loop sends it before every carried claim, and jOOQ's parsing of the
-     * template and reading of the result's metadata took over a third of the claim loop's CPU in a profile of
-     * 16 single-slot workers (issue 14), for a statement whose answer nobody reads.
+     * As {@link #limit(DSLContext)}, to {@code ms} (at least 1): {@link #bound} on the transaction's connection,
+     * through JDBC rather than as a jOOQ query, since nobody reads its answer (jOOQ's parsing of a template
+     * and reading of result metadata for it showed in profiles of the claim loop, issue 14).
      */
     static void limit(DSLContext tx, int ms) {
-        if (ms < 1) throw new IllegalArgumentException("a lock wait bound must be at least 1 ms, was " + ms);
+        String bound = bound(ms);
         tx.connection(c -> {
-            try (PreparedStatement bound = c.prepareStatement(BOUND)) {
-                bound.setString(1, ms + "ms");
-                bound.executeQuery().close();
+            try (Statement s = c.createStatement()) {
+                s.execute(bound);
             }
         });
+    }
+
+    /**
+     * The statement that bounds every later lock wait of its transaction to {@code ms} ms, for a text that
+     * runs it first (the claim loop's carried outcomes, {@link PostgresJobStore#recordOutcomesThenClaim}).
+     *
+     * @throws IllegalArgumentException if {@code ms} is below 1
+     */
+    static String bound(int ms) {
+        if (ms < 1) throw new IllegalArgumentException("a lock wait bound must be at least 1 ms, was " + ms);
+        return "SET LOCAL lock_timeout = '" + ms + "ms'";
     }
 
     /** Whether {@code e} is a lock wait that ran past {@link #limit}. */

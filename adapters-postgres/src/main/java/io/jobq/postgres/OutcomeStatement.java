@@ -261,7 +261,8 @@ final class OutcomeStatement {
      * sends it only with {@code SKIP LOCKED} claims, waiting for a held row under {@link LockWait}, or skipping
      * it), then the
      * given claim, as TWO statements in one text, {@code <UPDATE>;\nWITH <claimCte>\n<claimUpdate>}, which the
-     * store runs in one transaction ({@link RenderedStatement#fetchEach} says why it must open one). The
+     * store runs in one transaction ({@link RenderedStatement#fetchEach} says why it must open one), the
+     * text's lock-wait bound before it and its {@code COMMIT} after it (one round trip). The
      * claim's placeholders {@code {n}} become {@code {n + }{@value #BINDS}{@code }}. One commit instead of two:
      * on the 2-core bench machine a pgbench loop of outcomes and claim in one commit (then as one statement)
      * did 1.6–1.9× the jobs/s of two commits at 1 client (docs/benchmarks.md).

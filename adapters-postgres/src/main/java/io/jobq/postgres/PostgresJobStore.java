@@ -203,7 +203,8 @@ public final class PostgresJobStore implements JobStore {
     private final Map<ClaimShape, RenderedStatement> rendered = new ConcurrentHashMap<>();
 
     /** What a rendered claim statement depends on besides the store's options. */
-    private record ClaimShape(boolean severalQueues, int limit, boolean outcomesFirst, boolean oneOutcome, boolean skipHeld) {}
+    private record ClaimShape(boolean severalQueues, int limit, boolean outcomesFirst, boolean oneOutcome, boolean skipHeld,
+            int lockWaitMs) {}
 
     public PostgresJobStore(DataSource dataSource, Options options) {
         this.options = Objects.requireNonNull(options, "options");
@@ -361,8 +362,9 @@ public final class PostgresJobStore implements JobStore {
     }
 
     /**
-     * One transaction, one commit, on the normal path: the outcome statement, then the claim
-     * ({@link OutcomeStatement#thenClaimTemplate}). When that fails on a value (a result the database refuses, a
+     * One transaction, one commit, one round trip on the normal path: the outcome statement, then the claim
+     * ({@link OutcomeStatement#thenClaimTemplate}), in one text with the lock-wait bound before them and the
+     * {@code COMMIT} after them. When that fails on a value (a result the database refuses, a
      * claimed row it cannot print) it changed nothing, and the outcomes and the claim are made on their own, each
      * with its fallback.
      *
@@ -404,12 +406,11 @@ public final class PostgresJobStore implements JobStore {
         Object written = run("record outcomes and claim", () -> {
             ended.clear();
             try {
-                // In a transaction of its own: pgjdbc may send a Sync between the text's two statements (see
-                // OutcomeStatement.thenClaimTemplate), which in auto-commit would commit the outcomes alone.
-                return dsl.transactionResult(cfg -> {
-                    if (!skipHeld) LockWait.limit(cfg.dsl(), outcomeLockWaitMs);
-                    return OutcomeStatement.writeThenClaim(cfg.dsl(), statement, writes, claimBinds(req), ended);
-                });
+                // In a transaction of its own: pgjdbc may send a Sync between the text's statements (see
+                // RenderedStatement.fetchEach), which in auto-commit would commit the outcomes alone. The text
+                // itself bounds the lock waits and commits (see rendered): begun, bounded, written, claimed and
+                // committed in one round trip.
+                return dsl.transactionResult(cfg -> OutcomeStatement.writeThenClaim(cfg.dsl(), statement, writes, claimBinds(req), ended));
             } catch (RuntimeException e) {
                 if (OutcomeStatement.refusedAValue(e) || UnreadableRows.isUnprintableValue(e)) return refused;
                 // A deadlock too (a server whose deadlock_timeout is below the lock wait): skipping cannot wait.
@@ -442,13 +443,18 @@ public final class PostgresJobStore implements JobStore {
      * skipping held rows or waiting for them.
      */
     private RenderedStatement rendered(ClaimRequest req, int outcomes, boolean skipHeld) {
-        ClaimShape key = new ClaimShape(req.queues().size() > 1, req.limit(), outcomes > 0, outcomes == 1, outcomes > 0 && skipHeld);
+        int lockWaitMs = outcomes > 0 && !skipHeld ? outcomeLockWaitMs : 0;
+        ClaimShape key = new ClaimShape(req.queues().size() > 1, req.limit(), outcomes > 0, outcomes == 1, outcomes > 0 && skipHeld,
+                lockWaitMs);
         return rendered.computeIfAbsent(key, shape -> {
             if (outcomes == 0) return RenderedStatement.of(claimQuery(req, "j.*"), claimTemplate(req, "j.*"));
             String template = schema.sql(OutcomeStatement.thenClaimTemplate(outcomes, shape.skipHeld(), CLAIM_PICK.formatted(claimPickArgs(req)),
                     CLAIM_UPDATE.formatted("j.*")));
+            // The whole transaction in one round trip (pgjdbc's BEGIN goes with the text): the bound first, where
+            // the call waits, and COMMIT last, so the commit pgjdbc would send afterwards finds nothing to end.
+            // One round trip where the bound, the text and the commit each took one.
             return RenderedStatement.render(dsl, template, OutcomeStatement.thenClaimBinds(OutcomeStatement.sampleBinds(),
-                    claimBinds(req)));
+                    claimBinds(req))).around(shape.lockWaitMs() > 0 ? LockWait.bound(shape.lockWaitMs()) + ";\n" : "", ";\nCOMMIT");
         });
     }
 

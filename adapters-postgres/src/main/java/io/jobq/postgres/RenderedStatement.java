@@ -82,6 +82,20 @@ final class RenderedStatement {
         return new RenderedStatement(query.getSQL(), order);
     }
 
+    /**
+     * This statement with {@code before} and {@code after} around its text: statements without binds, such as
+     * a {@code SET LOCAL} before it and a {@code COMMIT} after it, so that a whole transaction goes to the server
+     * in one round trip ({@link #fetchEach}).
+     *
+     * @throws IllegalArgumentException if either holds a {@code ?} (it would take a bind)
+     */
+    RenderedStatement around(String before, String after) {
+        if (before.indexOf('?') >= 0 || after.indexOf('?') >= 0) {
+            throw new IllegalArgumentException("text around a statement cannot take binds: " + before + " … " + after);
+        }
+        return new RenderedStatement(before + sql + after, order);
+    }
+
     /** The {@code {n}} of {@code template} in the order they appear. */
     static int[] placeholders(String template) {
         return PLACEHOLDER.matcher(template).results().mapToInt(m -> Integer.parseInt(m.group(1))).toArray();
@@ -92,23 +106,27 @@ final class RenderedStatement {
      * as a record of {@code table}'s fields, by position: the statement must return the table's columns in
      * table order ({@code RETURNING j.*}).
      *
-     * @throws IllegalStateException if the text holds more than one statement (use {@link #fetchEach})
+     * @throws IllegalStateException unless exactly one statement of the text returns rows (else use {@link #fetchEach})
      * @throws org.jooq.exception.DataAccessException wrapping the driver's {@link SQLException}, as jOOQ's own calls do
      */
     Result<Record> fetch(DSLContext dsl, Table<?> table, Object... values) {
         List<Result<Record>> each = fetchEach(dsl, table, values);
-        if (each.size() != 1) throw new IllegalStateException("the text holds " + each.size() + " statements: use fetchEach");
+        if (each.size() != 1) {
+            throw new IllegalStateException(each.size() + " statements of the text returned rows, not one: " + sql);
+        }
         return each.getFirst();
     }
 
     /**
-     * As {@link #fetch}, for a text of several statements separated by {@code ;}, each returning the table's
-     * columns: their rows, one result per statement, in the text's order. pgjdbc sends them together, but
-     * may put a Sync between two of them (42.7 does once a statement is prepared and described, from its 5th
-     * execution on a connection, when it expects a large answer), and in auto-commit a Sync commits what came
-     * before it: call this inside a transaction when they must commit together. Each statement takes its own
-     * snapshot (READ COMMITTED), so a later one sees what an earlier one wrote and what others committed
-     * meanwhile.
+     * As {@link #fetch}, for a text of several statements separated by {@code ;}: the rows of each statement
+     * that returns rows (its {@code RETURNING}), one result per such statement, in the text's order; a
+     * statement that returns none ({@code SET LOCAL}, {@code COMMIT}, see {@link #around}) is passed over.
+     * pgjdbc sends them together, but may put a Sync between two of them (42.7 does once a statement is
+     * prepared and described, from its 5th execution on a connection, when it expects a large answer), and in
+     * auto-commit a Sync commits what came before it: call this inside a transaction when they must commit
+     * together (a {@code COMMIT} at the text's end then ends it in the same round trip, and pgjdbc's own commit
+     * afterwards finds nothing to send). Each statement takes its own snapshot (READ COMMITTED), so a later one
+     * sees what an earlier one wrote and what others committed meanwhile.
      *
      * @throws org.jooq.exception.DataAccessException wrapping the driver's {@link SQLException}
      */
@@ -122,7 +140,7 @@ final class RenderedStatement {
                 for (int i = 0; i < order.length; i++) bind(ps, i + 1, values[order[i]]);
                 List<Result<Record>> results = new ArrayList<>(2);
                 for (boolean isRows = ps.execute(); isRows || ps.getUpdateCount() != -1; isRows = ps.getMoreResults()) {
-                    if (!isRows) throw new IllegalStateException("a statement of the text returned no rows: " + sql);
+                    if (!isRows) continue; // a command's status: SET LOCAL, COMMIT
                     try (ResultSet rs = ps.getResultSet()) {
                         results.add(dsl.fetch(rs, table.fields()));
                     }

@@ -96,11 +96,6 @@ record FloorExperiment(BenchDatabase db, Plan plan, Progress progress) {
         return (n == 1 ? ONE_OUTCOME : OUTCOMES) + FENCED_UPDATE.formatted("ORDER BY j.id\n                FOR NO KEY UPDATE OF j");
     }
 
-    /** The store's lock-wait bound (its {@code LockWait}), sent before the outcomes a claim carries. */
-    static final String LOCK_WAIT = "SELECT set_config('lock_timeout', ?, true)";
-    /** The bound's value, the store's {@code LockWait.MAX_MS}. */
-    private static final int LOCK_WAIT_MS = 100;
-
     /** {@link #completeSql(ClaimStrategy, int)} for {@code s}, by the number of outcomes. */
     static IntFunction<String> completeSql(ClaimStrategy s) {
         return n -> completeSql(s, n);
@@ -139,7 +134,7 @@ record FloorExperiment(BenchDatabase db, Plan plan, Progress progress) {
                 Connection c = db.connect();
                 connections.add(c);
                 String worker = "floor-" + i;
-                workers.add(() -> loop(c, claimSql, completeSql(s), s.lockMode == LockMode.SKIP_LOCKED, worker, s.batch, completed, claims, claimed, stop::get));
+                workers.add(() -> loop(c, claimSql, completeSql(s), worker, s.batch, completed, claims, claimed, stop::get));
             }
             StartingGun.Timed t = StartingGun.timeBoxed("floor loop", workers, plan.throughputBox(), completed::get,
                     () -> stop.set(true));
@@ -172,17 +167,14 @@ record FloorExperiment(BenchDatabase db, Plan plan, Progress progress) {
      * statements are parameters only so that {@code FloorStatementsTest} can show a drifted one is caught; the
      * experiment always passes {@link #claimSql(ClaimStrategy)} and {@link #completeSql} (outcome statement
      * for n outcomes). Binds that never change are set once, as a prepared statement keeps them.
-     *
-     * @param boundLockWait whether each completion is preceded by the store's lock-wait bound
-     *     ({@link #LOCK_WAIT}), as the store's claim loop sends it with {@code SKIP LOCKED} claims: the floor pays
-     *     its round trip too, though in auto-commit it bounds nothing
+     * (With {@code SKIP LOCKED} claims the store sends its outcomes and next claim as one text that also bounds
+     * its lock waits and commits, one round trip; the floor keeps the two statements and their two commits.)
      */
-    static void loop(Connection c, String claimSql, IntFunction<String> completeSql, boolean boundLockWait, String worker, int batch,
+    static void loop(Connection c, String claimSql, IntFunction<String> completeSql, String worker, int batch,
                      AtomicLong completed, AtomicLong claims, AtomicLong claimed, BooleanSupplier stopped) throws SQLException {
         // Both forms of the outcome statement, as the store has both: for one outcome, and for more.
         try (PreparedStatement claim = c.prepareStatement(claimSql); PreparedStatement completeOne = c.prepareStatement(completeSql.apply(1));
-             PreparedStatement completeMany = c.prepareStatement(completeSql.apply(2)); PreparedStatement bound = c.prepareStatement(LOCK_WAIT)) {
-            bound.setString(1, LOCK_WAIT_MS + "ms");
+             PreparedStatement completeMany = c.prepareStatement(completeSql.apply(2))) {
             claim.setString(1, "default");
             claim.setString(2, worker);
             claim.setLong(3, LEASE_MS);
@@ -208,7 +200,6 @@ record FloorExperiment(BenchDatabase db, Plan plan, Progress progress) {
                 complete.setObject(4, arrayLiteral(java.util.Collections.nCopies(got, quoted("done"))), Types.OTHER);
                 String nulls = arrayLiteral(java.util.Collections.nCopies(got, "null"));
                 for (int p = 5; p <= 7; p++) complete.setObject(p, nulls, Types.OTHER);
-                if (boundLockWait) bound.executeQuery().close();
                 int done = completeAll(complete);
                 if (done != got) throw new SQLException("the fence refused " + (got - done) + " of " + got + " completions");
                 completed.addAndGet(done);
