@@ -23,6 +23,8 @@ import org.jooq.DSLContext;
 import org.jooq.Record;
 import org.jooq.Result;
 import org.jooq.exception.DataAccessException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Writes runs' outcomes (done, scheduled for a retry, dead) in ONE fenced statement, however many: an
@@ -40,6 +42,8 @@ import org.jooq.exception.DataAccessException;
  * error text a database in another encoding cannot hold), so one outcome never costs another.
  */
 final class OutcomeStatement {
+    private static final Logger log = LoggerFactory.getLogger(OutcomeStatement.class);
+
     /**
      * Where claims skip locked rows ({@link LockMode#SKIP_LOCKED}, the default), the outcome statement never
      * waits long: alone ({@link #write}) it locks the fenced rows {@code SKIP LOCKED}; carried by a claim
@@ -262,7 +266,7 @@ final class OutcomeStatement {
      * it), then the
      * given claim, as TWO statements in one text, {@code <UPDATE>;\nWITH <claimCte>\n<claimUpdate>}, which the
      * store runs in one transaction ({@link RenderedStatement#fetchEach} says why it must open one), the
-     * text's lock-wait bound before it and its {@code COMMIT} after it (one round trip). The
+     * text's lock-wait bound before it and its {@code COMMIT} after it (see {@link RenderedStatement#fetchEach}). The
      * claim's placeholders {@code {n}} become {@code {n + }{@value #BINDS}{@code }}. One commit instead of two:
      * on the 2-core bench machine a pgbench loop of outcomes and claim in one commit (then as one statement)
      * did 1.6–1.9× the jobs/s of two commits at 1 client (docs/benchmarks.md).
@@ -309,8 +313,11 @@ final class OutcomeStatement {
         return new Object[] {new Long[0], new String[0], new Integer[0], new String[0], new String[0], new String[0], new Double[0]};
     }
 
-    /** What {@link #writeThenClaim} answers: one answer per write, in their order, and the claimed rows as returned. */
-    record WrittenThenClaimed(List<FencedWrite> answers, List<Record> claimed) {}
+    /**
+     * What {@link #writeThenClaim} returns: the jobs its writes applied, by id (answer them with {@link #answers},
+     * after the transaction), and the claimed rows as returned.
+     */
+    record WrittenThenClaimed(Map<Long, Job> applied, List<Record> claimed) {}
 
     /**
      * Writes {@code writes} and claims: {@code statement}, rendered from {@link #thenClaimTemplate}, bound with
@@ -329,8 +336,7 @@ final class OutcomeStatement {
         Object[] all = thenClaimBinds(binds(rows), claimBinds);
         List<Result<Record>> results = statement.fetchEach(dsl, JOBS, all);
         if (results.size() != 2) throw new IllegalStateException("expected the outcomes' rows and the claimed, got " + results.size() + " results");
-        Map<Long, Job> applied = collect(results.get(0), rows, ended);
-        return new WrittenThenClaimed(answers(dsl, writes, applied), results.get(1));
+        return new WrittenThenClaimed(collect(results.get(0), rows, ended), results.get(1));
     }
 
     /** Whether the database refused a value of the statement (see {@link #isRefusedValue(DataAccessException)}). */
@@ -338,7 +344,14 @@ final class OutcomeStatement {
         return e instanceof DataAccessException d && isRefusedValue(d);
     }
 
-    private static List<FencedWrite> answers(DSLContext dsl, List<OutcomeWrite> writes, Map<Long, Job> applied) {
+    /**
+     * One answer per write, in their order, once the statement that made them has committed: {@link FencedWrite.Applied}
+     * for those in {@code applied}; each other one's row is read again (in auto-commit: {@link UnreadableRows#readOne})
+     * to tell {@link FencedWrite.Held} from {@link FencedWrite.Rejected}. A read that fails answers Held: the
+     * statement has committed, and failing the call would report the writes it applied as failed too; written
+     * again, the fence decides exactly.
+     */
+    static List<FencedWrite> answers(DSLContext dsl, List<OutcomeWrite> writes, Map<Long, Job> applied) {
         List<FencedWrite> out = new ArrayList<>(writes.size());
         for (OutcomeWrite w : writes) {
             Job job = applied.get(w.token().job().value());
@@ -346,7 +359,16 @@ final class OutcomeStatement {
                 out.add(new FencedWrite.Applied(job));
                 continue;
             }
-            Optional<Job> now = UnreadableRows.readOne(dsl, w.token().job().value());
+            Optional<Job> now;
+            try {
+                now = UnreadableRows.readOne(dsl, w.token().job().value());
+            } catch (RuntimeException e) {
+                log.atWarn().addKeyValue("job", w.token().job().value()).log("the outcome of job {} was left out and its row"
+                        + " could not be read again ({}); answered held, to be written again", w.token().job().value(),
+                        Throwables.rootMessage(e));
+                out.add(new FencedWrite.Held(w.token()));
+                continue;
+            }
             out.add(now.filter(j -> stillCarries(j, w.token())).isPresent() ? new FencedWrite.Held(w.token())
                     : new FencedWrite.Rejected(w.token(), now));
         }

@@ -362,9 +362,10 @@ public final class PostgresJobStore implements JobStore {
     }
 
     /**
-     * One transaction, one commit, one round trip on the normal path: the outcome statement, then the claim
+     * One transaction, one commit, on the normal path: the outcome statement, then the claim
      * ({@link OutcomeStatement#thenClaimTemplate}), in one text with the lock-wait bound before them and the
-     * {@code COMMIT} after them. When that fails on a value (a result the database refuses, a
+     * {@code COMMIT} after them (three round trips on a warm connection, where four had been; see
+     * {@link RenderedStatement#fetchEach}). The answers are made once that has committed. When that fails on a value (a result the database refuses, a
      * claimed row it cannot print) it changed nothing, and the outcomes and the claim are made on their own, each
      * with its fallback.
      *
@@ -408,8 +409,7 @@ public final class PostgresJobStore implements JobStore {
             try {
                 // In a transaction of its own: pgjdbc may send a Sync between the text's statements (see
                 // RenderedStatement.fetchEach), which in auto-commit would commit the outcomes alone. The text
-                // itself bounds the lock waits and commits (see rendered): begun, bounded, written, claimed and
-                // committed in one round trip.
+                // itself bounds the lock waits and commits (see rendered).
                 return dsl.transactionResult(cfg -> OutcomeStatement.writeThenClaim(cfg.dsl(), statement, writes, claimBinds(req), ended));
             } catch (RuntimeException e) {
                 if (OutcomeStatement.refusedAValue(e) || UnreadableRows.isUnprintableValue(e)) return refused;
@@ -427,9 +427,11 @@ public final class PostgresJobStore implements JobStore {
             return new OutcomesThenClaim(recordOutcomes(writes), claim(req));
         }
         OutcomeStatement.WrittenThenClaimed both = (OutcomeStatement.WrittenThenClaimed) written;
-        heldOutcomes.update(both.answers(), afterRunOut);
+        // After the transaction, which the text committed: nothing here may fail the call now (see answers).
+        List<FencedWrite> answers = OutcomeStatement.answers(dsl, writes, both.applied());
+        heldOutcomes.update(answers, afterRunOut);
         releaseAfterRunsEnded(ended);
-        return new OutcomesThenClaim(both.answers(), claimed(req, both.claimed()));
+        return new OutcomesThenClaim(answers, claimed(req, both.claimed()));
     }
 
     private ResultQuery<Record> claimQuery(ClaimRequest req, String returning) {
@@ -450,9 +452,9 @@ public final class PostgresJobStore implements JobStore {
             if (outcomes == 0) return RenderedStatement.of(claimQuery(req, "j.*"), claimTemplate(req, "j.*"));
             String template = schema.sql(OutcomeStatement.thenClaimTemplate(outcomes, shape.skipHeld(), CLAIM_PICK.formatted(claimPickArgs(req)),
                     CLAIM_UPDATE.formatted("j.*")));
-            // The whole transaction in one round trip (pgjdbc's BEGIN goes with the text): the bound first, where
-            // the call waits, and COMMIT last, so the commit pgjdbc would send afterwards finds nothing to end.
-            // One round trip where the bound, the text and the commit each took one.
+            // The whole transaction in one text (pgjdbc's BEGIN goes with it): the bound first, where the call
+            // waits, and COMMIT last, so the commit pgjdbc would send afterwards finds nothing to end. Three round
+            // trips on a warm connection where the bound and the commit had each taken one of their own besides.
             return RenderedStatement.render(dsl, template, OutcomeStatement.thenClaimBinds(OutcomeStatement.sampleBinds(),
                     claimBinds(req))).around(shape.lockWaitMs() > 0 ? LockWait.bound(shape.lockWaitMs()) + ";\n" : "", ";\nCOMMIT");
         });

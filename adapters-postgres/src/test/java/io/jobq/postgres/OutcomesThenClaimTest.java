@@ -91,6 +91,44 @@ class OutcomesThenClaimTest extends PostgresStoreTestCase {
     }
 
     /**
+     * The text commits before the store answers the writes it left out: a row that cannot be read again then
+     * (here every statement after the text fails, as on a connection lost at that moment) is answered
+     * {@link FencedWrite.Held}, written again later under its fence, and the writes applied beside it and the
+     * claim are still reported, not failed with it. Run without that rule, the call throws though its outcome
+     * and its claim committed.
+     */
+    @Test
+    void aWriteLeftOutWhoseRowCannotBeReadAgainIsAnsweredHeldAndTheRestReported() {
+        for (int i = 0; i < 3; i++) store.enqueue(job("acme"));
+        List<Job> running = store.claim(claim(W1, 2));
+        Job stale = running.get(1);
+        db.execute("UPDATE jobs SET attempts = attempts + 1 WHERE id = {0}", stale.id().value());
+        java.util.concurrent.atomic.AtomicBoolean committed = new java.util.concurrent.atomic.AtomicBoolean();
+        DataSource failingAfterTheText = JdbcProxies.afterEachCall(DataSource.class, db.dataSource(), (method, args, result) ->
+                !method.getName().equals("getConnection") ? result : JdbcProxies.afterEachCall(Connection.class, (Connection) result, (m, a, made) -> {
+                    if (!m.getName().equals("prepareStatement") || !(a[0] instanceof String sql)) return made;
+                    if (committed.get()) {
+                        ((PreparedStatement) made).close();
+                        throw new java.sql.SQLException("connection lost (test)", "08006");
+                    }
+                    if (sql.endsWith("COMMIT")) committed.set(true);
+                    return made;
+                }));
+
+        OutcomesThenClaim both = new PostgresJobStore(failingAfterTheText)
+                .recordOutcomesThenClaim(List.of(done(running.get(0)), done(stale)), claim(W1, 1));
+
+        assertThat(committed).as("the text was sent").isTrue();
+        assertThat(both.answers().get(0)).isInstanceOfSatisfying(FencedWrite.Applied.class,
+                a -> assertThat(a.job().state()).isEqualTo(JobState.DONE));
+        assertThat(both.answers().get(1)).isEqualTo(new FencedWrite.Held(stale.fencingToken()));
+        assertThat(both.claimed()).singleElement().satisfies(j -> assertThat(store.get(j.id()).orElseThrow().lockedBy())
+                .hasValue(W1));
+        assertThat(store.recordOutcomes(List.of(done(stale)))).as("written again, the fence decides").singleElement()
+                .isInstanceOf(FencedWrite.Rejected.class);
+    }
+
+    /**
      * An ending run's row held elsewhere (as an application's open transaction cancelling the job holds it)
      * holds back neither the other outcomes nor the claim for longer than {@link LockWait#MAX_MS}: the held
      * write is answered {@link FencedWrite.Held}, the rest are written, and the held one is written once the

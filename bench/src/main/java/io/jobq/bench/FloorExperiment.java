@@ -168,7 +168,7 @@ record FloorExperiment(BenchDatabase db, Plan plan, Progress progress) {
      * experiment always passes {@link #claimSql(ClaimStrategy)} and {@link #completeSql} (outcome statement
      * for n outcomes). Binds that never change are set once, as a prepared statement keeps them.
      * (With {@code SKIP LOCKED} claims the store sends its outcomes and next claim as one text that also bounds
-     * its lock waits and commits, one round trip; the floor keeps the two statements and their two commits.)
+     * its lock waits and commits; the floor keeps the two statements and their two commits.)
      */
     static void loop(Connection c, String claimSql, IntFunction<String> completeSql, String worker, int batch,
                      AtomicLong completed, AtomicLong claims, AtomicLong claimed, BooleanSupplier stopped) throws SQLException {

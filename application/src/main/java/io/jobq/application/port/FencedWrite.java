@@ -22,8 +22,9 @@ public sealed interface FencedWrite {
     /**
      * Another transaction holds the row (an application's open transaction that cancels the job, say), and
      * the write does not wait for it, so that one held row holds back no other run's outcome: nothing changed,
-     * and the row still carried the token when looked at afterwards. Write it again later; the fence decides
-     * then.
+     * and the row still carried the token when looked at afterwards (or could not be looked at: the store
+     * answers Held rather than fail the writes it applied beside this one). Write it again later; the fence
+     * decides then.
      */
     record Held(FencingToken presented) implements FencedWrite {}
 
