@@ -30,7 +30,8 @@ import org.testcontainers.postgresql.PostgreSQLContainer;
  *       CREATE DATABASE) if set; otherwise one Testcontainers {@code postgres:16-alpine} per JVM. Neither
  *       available: the test fails, saying how to provide one. Never skipped.
  *   <li>Once per JVM: databases left by runs older than 6 hours are dropped; a template
- *       {@code jobq_tmpl_<run>} is created and Flyway-migrated, and every connection to it closed.
+ *       {@code jobq_tmpl_<run>} is created and Flyway-migrated, and every connection to it closed; it is
+ *       dropped when the JVM exits.
  *   <li>Per test class: {@code CREATE DATABASE jobq_t_<run>_<n> TEMPLATE jobq_tmpl_<run>} (cloning skips
  *       Flyway per class), a pool of at most 8 connections; after the class, the pool is closed and the
  *       database dropped {@code WITH (FORCE)}.
@@ -136,6 +137,10 @@ public final class PostgresDatabaseExtension implements BeforeAllCallback, Param
                     + " (or create a database there): " + e.getMessage()
                     + ". The user needs the CREATEDB privilege.", e);
         }
+        // Dropped when this JVM exits: on a shared server each test run otherwise left its template behind until
+        // a run six hours later dropped it as stale (a run killed before its hooks still is, that way).
+        String admin = adminUrl;
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> dropQuietly(admin, template), "drop-test-template"));
         try (HikariDataSource ds = pool(withDatabase(adminUrl, template), template, 2)) {
             Migrations.migrate(ds);
         }
@@ -178,6 +183,15 @@ public final class PostgresDatabaseExtension implements BeforeAllCallback, Param
         }
         try (Statement st = admin.createStatement()) {
             for (String n : stale) st.execute("DROP DATABASE IF EXISTS " + n + " WITH (FORCE)");
+        }
+    }
+
+    /** {@code DROP DATABASE … WITH (FORCE)}, at JVM exit: a failure is printed, nothing more can be done then. */
+    private static void dropQuietly(String adminUrl, String database) {
+        try (Connection admin = DriverManager.getConnection(adminUrl); Statement st = admin.createStatement()) {
+            st.execute("DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
+        } catch (SQLException e) {
+            System.err.println("could not drop the test template " + database + ": " + e.getMessage());
         }
     }
 
