@@ -257,7 +257,7 @@ final class OutcomeStatement {
 
     // ---------------------------------------------------------------- outcomes, then a claim
 
-    /** What separates the two statements of a {@link #thenClaimTemplate} text. */
+    /** What separates the statements of a {@link #thenClaimTemplate} text (and the bound and COMMIT around it). */
     static final String THEN = ";\n";
 
     /**

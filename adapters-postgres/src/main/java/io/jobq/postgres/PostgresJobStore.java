@@ -456,7 +456,8 @@ public final class PostgresJobStore implements JobStore {
             // waits, and COMMIT last, so the commit pgjdbc would send afterwards finds nothing to end. Three round
             // trips on a warm connection where the bound and the commit had each taken one of their own besides.
             return RenderedStatement.render(dsl, template, OutcomeStatement.thenClaimBinds(OutcomeStatement.sampleBinds(),
-                    claimBinds(req))).around(shape.lockWaitMs() > 0 ? LockWait.bound(shape.lockWaitMs()) + ";\n" : "", ";\nCOMMIT");
+                    claimBinds(req))).around(shape.lockWaitMs() > 0 ? LockWait.bound(shape.lockWaitMs()) + OutcomeStatement.THEN : "",
+                    OutcomeStatement.THEN + "COMMIT");
         });
     }
 

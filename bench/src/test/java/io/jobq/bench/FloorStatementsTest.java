@@ -151,7 +151,7 @@ class FloorStatementsTest {
     /**
      * The store's executions as the statements the floor sends one by one: a text of outcomes then a claim
      * split into its two statements, its binds split after the first statement's; the lock-wait bound before
-     * them and the COMMIT after them, which end the text's transaction in its round trip, dropped (the floor
+     * them and the COMMIT after them, which begin and end the text's transaction, dropped (the floor
      * runs its two statements in auto-commit, and no transaction of its holds a row for long).
      */
     private static List<Execution> asStatements(List<Execution> executions) {

@@ -95,7 +95,7 @@ public final class PostgresDatabaseExtension implements BeforeAllCallback, Param
             database.dataSource().close();
             try (Connection admin = DriverManager.getConnection(server().adminUrl());
                  Statement st = admin.createStatement()) {
-                st.execute("DROP DATABASE IF EXISTS " + database.name() + " WITH (FORCE)");
+                st.execute(dropStatement(database.name()));
             }
         }
     }
@@ -182,17 +182,22 @@ public final class PostgresDatabaseExtension implements BeforeAllCallback, Param
             }
         }
         try (Statement st = admin.createStatement()) {
-            for (String n : stale) st.execute("DROP DATABASE IF EXISTS " + n + " WITH (FORCE)");
+            for (String n : stale) st.execute(dropStatement(n));
         }
     }
 
     /** {@code DROP DATABASE … WITH (FORCE)}, at JVM exit: a failure is printed, nothing more can be done then. */
     private static void dropQuietly(String adminUrl, String database) {
         try (Connection admin = DriverManager.getConnection(adminUrl); Statement st = admin.createStatement()) {
-            st.execute("DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
+            st.execute(dropStatement(database));
         } catch (SQLException e) {
             System.err.println("could not drop the test template " + database + ": " + e.getMessage());
         }
+    }
+
+    /** Drops a test database even while connections to it remain (a pool a failed test left open). */
+    private static String dropStatement(String database) {
+        return "DROP DATABASE IF EXISTS " + database + " WITH (FORCE)";
     }
 
     private static HikariDataSource pool(String url, String name, int size) {
