@@ -10,6 +10,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
@@ -110,7 +111,17 @@ public final class PostgresWakeupChannel implements WakeupChannel {
      * @param pool the pool used by {@link #wake} and to send the test notifications (see the class comment)
      */
     public PostgresWakeupChannel(String listenUrl, DataSource pool, Options options) {
-        this(listenUrl, pool, options, DriverManager::getConnection);
+        this(listenUrl, pool, options, PostgresWakeupChannel::openListenConnection);
+    }
+
+    /**
+     * The listener's connection: {@code listenUrl} with {@link PromptPeekSocketFactory} as its socket factory
+     * (a wake-up reaches the worker without pgjdbc's 1 ms wait; a {@code socketFactory} in the URL wins).
+     */
+    static Connection openListenConnection(String listenUrl) throws SQLException {
+        Properties defaults = new Properties();
+        defaults.setProperty("socketFactory", PromptPeekSocketFactory.class.getName());
+        return DriverManager.getConnection(listenUrl, defaults);
     }
 
     PostgresWakeupChannel(String listenUrl, DataSource pool, Options options, Opener opener) {
