@@ -23,7 +23,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * one at a time, the pauses between them drawn uniformly from [{@link Plan#latencyGapMinMs()},
  * {@link Plan#latencyGapMaxMs()}] ms by a seeded {@link Random} (the same arrivals for both
  * mechanisms). Measured once with LISTEN/NOTIFY (and the default 1 s fallback poll) and once polling
- * every 1 s with LISTEN off.
+ * every 1 s with LISTEN off, then the {@link PickupFloor}, which the report sets LISTEN/NOTIFY beside.
  *
  * <p>One clock: this JVM's {@link System#nanoTime()}. A sample runs from just before the enqueue call
  * (so it includes the enqueue's own commit) to the first line of the handler on the worker, which
@@ -35,6 +35,7 @@ import java.util.concurrent.ConcurrentHashMap;
 final class LatencyExperiment {
     static final TaskName MARK = TaskName.of("bench_mark");
     static final int WARM_UP = 1000;
+    static final String LISTEN = "LISTEN/NOTIFY";
 
     /** @param latencyMs enqueue-to-start of every measured job, ms */
     record Result(String mechanism, Percentiles latencyMs) {}
@@ -51,8 +52,9 @@ final class LatencyExperiment {
         this.seed = seed;
     }
 
+    /** jobq with LISTEN/NOTIFY, jobq polling every 1 s, then the {@link PickupFloor} with the same arrivals. */
     List<Result> run() {
-        return List.of(run("LISTEN/NOTIFY", true), run("polling every 1 s", false));
+        return List.of(run(LISTEN, true), run("polling every 1 s", false), new PickupFloor(db, plan, progress, seed).run());
     }
 
     private Result run(String mechanism, boolean listen) {

@@ -2,6 +2,7 @@ package io.jobq.bench;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.BiFunction;
@@ -167,7 +168,21 @@ final class Report {
             t.row(r.mechanism(), Format.millis(r.latencyMs().p50()), Format.millis(r.latencyMs().p95()),
                     Format.millis(r.latencyMs().max()));
         }
-        return out.append(t.render()).toString();
+        out.append(t.render());
+        Optional<LatencyExperiment.Result> listen = byMechanism(results, LatencyExperiment.LISTEN);
+        Optional<LatencyExperiment.Result> floor = byMechanism(results, PickupFloor.MECHANISM);
+        if (listen.isPresent() && floor.isPresent()) {
+            Percentiles j = listen.get().latencyMs();
+            Percentiles f = floor.get().latencyMs();
+            out.append(String.format(Locale.ROOT, "\nLISTEN/NOTIFY over the floor: p50 %+.1f ms (%.2f×), p95 %+.1f ms (%.2f×). The floor is what\n"
+                    + "this machine's database and driver take for the same arrivals; the rest is jobq's.\n",
+                    j.p50() - f.p50(), j.p50() / f.p50(), j.p95() - f.p95(), j.p95() / f.p95()));
+        }
+        return out.toString();
+    }
+
+    private static Optional<LatencyExperiment.Result> byMechanism(List<LatencyExperiment.Result> results, String mechanism) {
+        return results.stream().filter(r -> r.mechanism().equals(mechanism)).findFirst();
     }
 
     static String chaos(ChaosExperiment.Result c, Plan p) {

@@ -61,6 +61,20 @@ class ReportTest {
             List<Cell> floor = List.of(new Cell(ClaimStrategy.SKIP_LOCKED, 4, List.of(400.0), 1));
             assertThat(Report.fractionTable(ours, floor, List.of(4))).contains("FOR UPDATE SKIP LOCKED").contains("75%");
         }
+
+        @Test
+        void pickupSetsListenNotifyBesideItsFloor() {
+            Plan plan = Plan.FULL;
+            List<LatencyExperiment.Result> results = List.of(
+                    new LatencyExperiment.Result(LatencyExperiment.LISTEN, Percentiles.of(5, 6, 9)),
+                    new LatencyExperiment.Result("polling every 1 s", Percentiles.of(400, 500, 900)),
+                    new LatencyExperiment.Result(PickupFloor.MECHANISM, Percentiles.of(3, 4, 6)));
+            String text = Report.latency(results, plan);
+            assertThat(text).contains(PickupFloor.MECHANISM + "  4.0 ms")
+                    .contains("LISTEN/NOTIFY over the floor: p50 +2.0 ms (1.50×), p95 +3.0 ms (1.50×)");
+            assertThat(Report.latency(results.subList(0, 2), plan)).as("no floor measured: no comparison")
+                    .doesNotContain("over the floor");
+        }
     }
 
     @Nested
