@@ -15,8 +15,10 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
+import org.postgresql.Driver;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
+import org.postgresql.PGProperty;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,7 +52,7 @@ public final class PostgresWakeupChannel implements WakeupChannel {
     private static final Logger log = LoggerFactory.getLogger(PostgresWakeupChannel.class);
 
     /**
-     * @param pollTimeout longest wait for a notification before checking for shutdown. Default: 250 ms.
+     * @param pollTimeout longest wait for a notification before checking for shutdown; at least 2 ms. Default: 250 ms.
      * @param checkInterval quiet time after which a no-op query checks the connection. Default: 5 s.
      * @param maxBackoff the longest pause between reconnect attempts. Default: 5 s.
      * @param probeTimeout how long the test notification may take to come back, counted from its
@@ -69,7 +71,8 @@ public final class PostgresWakeupChannel implements WakeupChannel {
             Objects.requireNonNull(maxBackoff, "maxBackoff");
             Objects.requireNonNull(probeTimeout, "probeTimeout");
             Objects.requireNonNull(probeInterval, "probeInterval");
-            if (pollTimeout.toMillis() < 1) throw new IllegalArgumentException("pollTimeout must be >= 1 ms, was " + pollTimeout);
+            // 1 ms is what the listener's sockets answer at once (PromptPeekSocketFactory): a wait of 1 ms would not wait.
+            if (pollTimeout.toMillis() < 2) throw new IllegalArgumentException("pollTimeout must be >= 2 ms, was " + pollTimeout);
             if (checkInterval.compareTo(pollTimeout) < 0) throw new IllegalArgumentException("checkInterval must be >= pollTimeout");
             if (maxBackoff.toMillis() < 100) throw new IllegalArgumentException("maxBackoff must be >= 100 ms, was " + maxBackoff);
             if (probeTimeout.toMillis() < 1) throw new IllegalArgumentException("probeTimeout must be >= 1 ms, was " + probeTimeout);
@@ -115,13 +118,28 @@ public final class PostgresWakeupChannel implements WakeupChannel {
     }
 
     /**
-     * The listener's connection: {@code listenUrl} with {@link PromptPeekSocketFactory} as its socket factory
-     * (a wake-up reaches the worker without pgjdbc's 1 ms wait; a {@code socketFactory} in the URL wins).
+     * Opens the connection the listener LISTENs on: {@code listenUrl} with {@link #listenProperties}. Public so
+     * that the bench's pickup floor listens as jobq does.
+     *
+     * @throws SQLException as {@link DriverManager#getConnection(String, Properties)}
      */
-    static Connection openListenConnection(String listenUrl) throws SQLException {
+    public static Connection openListenConnection(String listenUrl) throws SQLException {
+        return DriverManager.getConnection(listenUrl, listenProperties(listenUrl));
+    }
+
+    /**
+     * The listener connection's defaults (the URL's own parameters win): {@link PromptPeekSocketFactory} as its
+     * socket factory, so that a wake-up reaches the worker without pgjdbc's 1 ms wait; none where the URL asks
+     * for GSS encryption ({@code gssEncMode} prefer or require), whose reads go through a stream of pgjdbc's
+     * that retries a read timed out instead of answering "nothing pending", so that the peek would spin.
+     */
+    static Properties listenProperties(String listenUrl) {
         Properties defaults = new Properties();
-        defaults.setProperty("socketFactory", PromptPeekSocketFactory.class.getName());
-        return DriverManager.getConnection(listenUrl, defaults);
+        Properties parsed = Driver.parseURL(listenUrl, null);
+        String gss = parsed == null ? null : PGProperty.GSS_ENC_MODE.getOrDefault(parsed);
+        boolean gssEncrypted = "prefer".equalsIgnoreCase(gss) || "require".equalsIgnoreCase(gss);
+        if (!gssEncrypted) defaults.setProperty(PGProperty.SOCKET_FACTORY.getName(), PromptPeekSocketFactory.class.getName());
+        return defaults;
     }
 
     PostgresWakeupChannel(String listenUrl, DataSource pool, Options options, Opener opener) {

@@ -18,20 +18,27 @@ import javax.net.SocketFactory;
  * <p>Why: after pgjdbc 42.7 reads a notification in {@code getNotifications(timeout)}, it asks whether
  * more messages are pending by reading with a socket timeout of 1 ms ({@code PGStream.hasMessagePending}),
  * and, on a plain socket, that read waits the whole millisecond whenever nothing is pending, which is
- * every time: each wake-up reached the worker 1.2–1.5 ms late (seen with {@code strace -f} on the bench's
- * pickup experiment: {@code read → EAGAIN; poll(fd, 1 ms) = 0 (Timeout)} after every notification).
+ * every time: each wake-up reached the worker 1.2–1.5 ms late, the millisecond and its system calls (seen
+ * with {@code strace -f} on the bench's pickup experiment: {@code read → EAGAIN; poll(fd, 1 ms) = 0
+ * (Timeout)} after every notification).
  * Here a read made while the socket timeout is exactly 1 ms, with no byte readable without blocking
  * ({@link InputStream#available()}), throws {@link SocketTimeoutException} at once: the answer the
  * millisecond would have given, without the wait. Every other read, and every read with another timeout,
  * goes to the socket unchanged. Data arriving just after the check is read by the next call, as data
  * arriving just after the millisecond would have been.
  *
- * <p>Only the listener's own connection uses it (see {@link PostgresWakeupChannel}); a {@code socketFactory}
- * named in the listen URL takes precedence. Over TLS pgjdbc layers its own socket above this one and the
- * check applies to the encrypted bytes, which is still "nothing readable": the same answer.
+ * <p>Only the listener's own connection uses it ({@code PostgresWakeupChannel.listenProperties}); a
+ * {@code socketFactory} named in the listen URL takes precedence, and a URL asking for GSS encryption gets
+ * none (pgjdbc reads those through a stream that retries a timed-out read, so the peek would spin). Over TLS,
+ * JSSE's socket layered on this one forwards its timeout and reads here: a peek with nothing readable is
+ * answered at once as above; one that finds part of a TLS record has its next read answered "timed out" in
+ * mid-record, which JSSE (21, 25) survives as it survives a real timeout, keeping the part it read. pgjdbc
+ * uses a 1 ms timeout for nothing else unless told to: a {@code getNotifications} wait with 1 ms left returns
+ * that millisecond early (so {@link PostgresWakeupChannel.Options} refuses a poll timeout under 2 ms), and an
+ * {@code sslResponseTimeout} or {@code gssResponseTimeout} of 1 ms would answer at once.
  */
 public final class PromptPeekSocketFactory extends SocketFactory {
-    /** The socket timeout, in ms, that pgjdbc sets only for its pending-message check. */
+    /** The socket timeout, in ms, that pgjdbc sets for its pending-message check. */
     static final int PEEK_TIMEOUT_MS = 1;
 
     /** pgjdbc creates the factory by reflection, through this constructor. */

@@ -128,7 +128,7 @@ public final class BenchMain implements Runnable {
         Set<Experiment> experiments() { return EnumSet.of(Experiment.THROUGHPUT, Experiment.FLOOR); }
     }
 
-    @Command(name = "latency", mixinStandardHelpOptions = true, description = "Pickup latency: LISTEN/NOTIFY vs polling every 1 s.")
+    @Command(name = "latency", mixinStandardHelpOptions = true, description = "Pickup latency: LISTEN/NOTIFY vs polling every 1 s, beside a bare JDBC floor.")
     static final class Latency extends Run {
         String name() { return "latency"; }
         Set<Experiment> experiments() { return EnumSet.of(Experiment.LATENCY); }
@@ -248,7 +248,13 @@ public final class BenchMain implements Runnable {
                         case PEERS -> results.peers = Optional.of(new PeerExperiment(db, plan, progress).run());
                         case ENQUEUE -> results.enqueue = new EnqueueExperiment(db, plan, progress).run();
                         case GROWTH -> results.growth = Optional.of(new GrowthExperiment(db, plan, progress).run());
-                        case LATENCY -> results.latency = new LatencyExperiment(db, plan, progress, o.seed).run();
+                        case LATENCY -> {
+                            LatencyExperiment latency = new LatencyExperiment(db, plan, progress, o.seed);
+                            results.latency = latency.run(); // kept when only the floor failed: that is reported below
+                            latency.floorFailure().ifPresent(f -> {
+                                throw new BenchException("the pickup floor failed: " + f.getMessage(), f);
+                            });
+                        }
                         case CHAOS -> {
                             results.chaos = Optional.of(new ChaosExperiment(db, plan, progress, jobqJar(o, benchJar()), o.seed).run());
                         }

@@ -44,6 +44,7 @@ final class LatencyExperiment {
     private final Plan plan;
     private final Progress progress;
     private final long seed;
+    private RuntimeException floorFailure;
 
     LatencyExperiment(BenchDatabase db, Plan plan, Progress progress, long seed) {
         this.db = db;
@@ -52,13 +53,36 @@ final class LatencyExperiment {
         this.seed = seed;
     }
 
-    /** jobq with LISTEN/NOTIFY, jobq polling every 1 s, then the {@link PickupFloor} with the same arrivals. */
+    /**
+     * jobq with LISTEN/NOTIFY, then the {@link PickupFloor} at once (the two on the machine as it is then), then
+     * jobq polling every 1 s. A floor that fails leaves jobq's rows; {@link #floorFailure} has what it threw.
+     */
     List<Result> run() {
-        return List.of(run(LISTEN, true), run("polling every 1 s", false), new PickupFloor(db, plan, progress, seed).run());
+        List<Result> results = new ArrayList<>();
+        results.add(run(LISTEN, true));
+        try {
+            results.add(new PickupFloor(db, plan, progress, seed).run());
+        } catch (RuntimeException e) {
+            floorFailure = e;
+            progress.step("latency floor FAILED: %s", e.getMessage());
+        }
+        results.add(run("polling every 1 s", false));
+        return List.copyOf(results);
+    }
+
+    /** A {@link BenchDatabase#checkpoint} before each measured pickup run; says so when it could not. */
+    static void settle(BenchDatabase db, Progress progress) {
+        if (!db.checkpoint()) progress.step("latency: CHECKPOINT refused (not superuser or pg_checkpoint); measuring anyway");
+    }
+
+    /** What the pickup floor threw in {@link #run}, if it failed. */
+    Optional<RuntimeException> floorFailure() {
+        return Optional.ofNullable(floorFailure);
     }
 
     private Result run(String mechanism, boolean listen) {
         db.reset();
+        settle(db, progress);
         Map<JobId, Long> started = new ConcurrentHashMap<>();
         HandlerRegistry handlers = new HandlerRegistry().register(MARK, ctx -> {
             started.putIfAbsent(ctx.jobId(), System.nanoTime());

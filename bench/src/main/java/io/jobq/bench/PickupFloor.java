@@ -1,6 +1,6 @@
 package io.jobq.bench;
 
-import io.jobq.postgres.PromptPeekSocketFactory;
+import io.jobq.postgres.PostgresWakeupChannel;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -11,7 +11,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongConsumer;
@@ -22,7 +21,7 @@ import org.postgresql.PGConnection;
  * with the same arrivals as {@link LatencyExperiment}, so that its rows read against this one. A bare JDBC
  * loop: the producer INSERTs the floor's row ({@link EnqueueExperiment#INSERT_ONE}) and NOTIFYs in one
  * auto-commit statement on a connection of its own; one listener thread, on a dedicated connection opened as
- * jobq opens its listener's ({@link PromptPeekSocketFactory}), claims at once, on the same thread, with the
+ * jobq opens its listener's ({@link PostgresWakeupChannel#openListenConnection}), claims at once, on the same thread, with the
  * floor's claim ({@link FloorExperiment#CLAIM}, one job, SKIP LOCKED) on a second connection of its own. A
  * sample runs from just before the INSERT to the claimed row read. No pool, no jOOQ, no hand-off between
  * threads, no fair tag: what is left is the database's and the driver's. Its own channel, so nothing of
@@ -49,6 +48,7 @@ final class PickupFloor {
     LatencyExperiment.Result run() {
         db.reset();
         db.execute("INSERT INTO tenants (queue, tenant) VALUES ('default', 'default')"); // the floor's rows need it
+        LatencyExperiment.settle(db, progress);
         Map<Long, Long> started = new ConcurrentHashMap<>();
         Random gaps = new Random(seed);
         List<Double> samples = new ArrayList<>();
@@ -57,8 +57,10 @@ final class PickupFloor {
                 Listener listener = new Listener(db.jdbcUrl(), id -> started.putIfAbsent(id, System.nanoTime()))) {
             listener.start();
             for (int i = 0; i < LatencyExperiment.WARM_UP; i++) enqueue(enqueue);
-            Waits.until(() -> started.size() >= LatencyExperiment.WARM_UP, Duration.ofMillis(20), Duration.ofSeconds(60),
-                    "the floor's warm-up jobs");
+            Waits.until(() -> {
+                listener.failFast();
+                return started.size() >= LatencyExperiment.WARM_UP;
+            }, Duration.ofMillis(20), Duration.ofSeconds(60), "the floor's warm-up jobs");
             progress.step("latency floor: warmed up; %d jobs arriving %d-%d ms apart (seed %d)", plan.latencyJobs(),
                     plan.latencyGapMinMs(), plan.latencyGapMaxMs(), seed);
             Map<Long, Long> enqueued = new ConcurrentHashMap<>();
@@ -68,8 +70,10 @@ final class PickupFloor {
                 long before = System.nanoTime();
                 enqueued.put(enqueue(enqueue), before);
             }
-            Waits.until(() -> started.keySet().containsAll(enqueued.keySet()), Duration.ofMillis(20), Duration.ofSeconds(30),
-                    "every floor job to be claimed");
+            Waits.until(() -> {
+                listener.failFast();
+                return started.keySet().containsAll(enqueued.keySet());
+            }, Duration.ofMillis(20), Duration.ofSeconds(30), "every floor job to be claimed");
             enqueued.forEach((id, before) -> samples.add((started.get(id) - before) / 1e6));
         } catch (SQLException e) {
             throw new BenchException("the pickup floor failed: " + e.getMessage(), e);
@@ -98,23 +102,37 @@ final class PickupFloor {
         private volatile Throwable failure;
 
         Listener(String url, LongConsumer claimed) throws SQLException {
-            Properties props = new Properties();
-            props.setProperty("socketFactory", PromptPeekSocketFactory.class.getName());
-            this.listen = DriverManager.getConnection(url, props);
-            this.claimer = DriverManager.getConnection(url);
-            this.claim = claimer.prepareStatement(FloorExperiment.claimSql(ClaimStrategy.SKIP_LOCKED));
-            claim.setString(1, "default");
-            claim.setString(2, "pickup-floor");
-            claim.setLong(3, FloorExperiment.LEASE_MS);
             this.claimed = claimed;
-            try (Statement st = listen.createStatement()) {
-                st.execute("LISTEN " + CHANNEL);
+            this.listen = PostgresWakeupChannel.openListenConnection(url);
+            try {
+                this.claimer = DriverManager.getConnection(url);
+                try {
+                    this.claim = claimer.prepareStatement(FloorExperiment.claimSql(ClaimStrategy.SKIP_LOCKED));
+                    claim.setString(1, "default");
+                    claim.setString(2, "pickup-floor");
+                    claim.setLong(3, FloorExperiment.LEASE_MS);
+                    try (Statement st = listen.createStatement()) {
+                        st.execute("LISTEN " + CHANNEL);
+                    }
+                } catch (SQLException | RuntimeException e) {
+                    claimer.close();
+                    throw e;
+                }
+            } catch (SQLException | RuntimeException e) {
+                listen.close();
+                throw e;
             }
             this.thread = Thread.ofPlatform().daemon().name("pickup-floor-listener").unstarted(this::loop);
         }
 
         void start() {
             thread.start();
+        }
+
+        /** Throws what ended the listener thread, if anything did: a wait for its claims stops at once. */
+        void failFast() {
+            Throwable f = failure;
+            if (f != null) throw new BenchException("the pickup floor's listener failed: " + f, f);
         }
 
         private void loop() {
@@ -147,7 +165,7 @@ final class PickupFloor {
                 Thread.currentThread().interrupt();
             }
             try (listen; claimer) {
-                if (failure != null) throw new BenchException("the pickup floor's listener failed: " + failure, failure);
+                failFast();
             }
         }
     }

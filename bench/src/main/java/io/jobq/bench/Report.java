@@ -174,9 +174,12 @@ final class Report {
         if (listen.isPresent() && floor.isPresent()) {
             Percentiles j = listen.get().latencyMs();
             Percentiles f = floor.get().latencyMs();
-            out.append(String.format(Locale.ROOT, "\nLISTEN/NOTIFY over the floor: p50 %+.1f ms (%.2f×), p95 %+.1f ms (%.2f×). The floor is what\n"
-                    + "this machine's database and driver take for the same arrivals; the rest is jobq's.\n",
-                    j.p50() - f.p50(), j.p50() / f.p50(), j.p95() - f.p95(), j.p95() / f.p95()));
+            out.append(String.format(Locale.ROOT, "\nLISTEN/NOTIFY over the floor (its sample ends at the claimed row), run right after it with the\n"
+                    + "same arrivals: p50 %+.1f ms (%s), p95 %+.1f ms (%s). The floor is what this machine's database\n"
+                    + "and driver take; with %d samples each, and the machine moving between two runs, read these\n"
+                    + "to within about a millisecond.\n",
+                    j.p50() - f.p50(), Format.ratio(j.p50() / f.p50()), j.p95() - f.p95(), Format.ratio(j.p95() / f.p95()),
+                    Math.min(j.count(), f.count())));
         }
         return out.toString();
     }

@@ -71,7 +71,7 @@ class ReportTest {
                     new LatencyExperiment.Result(PickupFloor.MECHANISM, Percentiles.of(3, 4, 6)));
             String text = Report.latency(results, plan);
             assertThat(text).contains(PickupFloor.MECHANISM + "  4.0 ms")
-                    .contains("LISTEN/NOTIFY over the floor: p50 +2.0 ms (1.50×), p95 +3.0 ms (1.50×)");
+                    .contains("same arrivals: p50 +2.0 ms (1.50×), p95 +3.0 ms (1.50×)").contains("with 3 samples each");
             assertThat(Report.latency(results.subList(0, 2), plan)).as("no floor measured: no comparison")
                     .doesNotContain("over the floor");
         }
