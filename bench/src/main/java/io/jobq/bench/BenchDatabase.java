@@ -194,8 +194,8 @@ public final class BenchDatabase implements AutoCloseable {
     /**
      * Writes the server's dirty buffers out now ({@code CHECKPOINT}), so that a latency measured next does not
      * share the disk with the write-back of what an earlier experiment wrote (growth's million rows come just
-     * before the pickup in {@code all}). Best effort: a role that may not checkpoint is told so in the progress
-     * log, and the measurement goes on.
+     * before the pickup in {@code all}). Best effort: a role that may not checkpoint gets false, and the
+     * measurement goes on.
      *
      * @return whether the checkpoint ran
      */

@@ -22,8 +22,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * Experiment 3, pickup latency: one idle single-slot worker; {@link Plan#latencyJobs()} jobs arrive
  * one at a time, the pauses between them drawn uniformly from [{@link Plan#latencyGapMinMs()},
  * {@link Plan#latencyGapMaxMs()}] ms by a seeded {@link Random} (the same arrivals for both
- * mechanisms). Measured once with LISTEN/NOTIFY (and the default 1 s fallback poll) and once polling
- * every 1 s with LISTEN off, then the {@link PickupFloor}, which the report sets LISTEN/NOTIFY beside.
+ * mechanisms). Measured once with LISTEN/NOTIFY (and the default 1 s fallback poll), then the
+ * {@link PickupFloor} (which the report sets LISTEN/NOTIFY beside), then once polling every 1 s with LISTEN off.
  *
  * <p>One clock: this JVM's {@link System#nanoTime()}. A sample runs from just before the enqueue call
  * (so it includes the enqueue's own commit) to the first line of the handler on the worker, which
