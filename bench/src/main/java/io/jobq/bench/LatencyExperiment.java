@@ -21,8 +21,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Experiment 3, pickup latency: one idle single-slot worker; {@link Plan#latencyJobs()} jobs arrive
  * one at a time, the pauses between them drawn uniformly from [{@link Plan#latencyGapMinMs()},
- * {@link Plan#latencyGapMaxMs()}] ms by a seeded {@link Random} (the same arrivals for both
- * mechanisms). Measured once with LISTEN/NOTIFY (and the default 1 s fallback poll), then the
+ * {@link Plan#latencyGapMaxMs()}] ms by a seeded {@link Random} ({@link #arrivals}: the same arrivals for every
+ * run). Measured once with LISTEN/NOTIFY (and the default 1 s fallback poll), then the
  * {@link PickupFloor} (which the report sets LISTEN/NOTIFY beside), then once polling every 1 s with LISTEN off.
  *
  * <p>One clock: this JVM's {@link System#nanoTime()}. A sample runs from just before the enqueue call
@@ -70,6 +70,31 @@ final class LatencyExperiment {
         return List.copyOf(results);
     }
 
+    /** One arrival: enqueues a job and returns its key. */
+    @FunctionalInterface
+    interface Arrival<K, E extends Exception> {
+        K enqueue() throws E;
+    }
+
+    /**
+     * The measured arrivals, the same for every run with this {@code seed}: {@link Plan#latencyJobs()} calls of
+     * {@code arrival}, each after a pause drawn uniformly from [{@link Plan#latencyGapMinMs()},
+     * {@link Plan#latencyGapMaxMs()}] ms.
+     *
+     * @return each job's key, with {@link System#nanoTime()} just before its enqueue
+     */
+    static <K, E extends Exception> Map<K, Long> arrivals(Plan plan, long seed, Arrival<K, E> arrival) throws E {
+        Random gaps = new Random(seed);
+        Map<K, Long> enqueued = new ConcurrentHashMap<>();
+        for (int i = 0; i < plan.latencyJobs(); i++) {
+            int gap = plan.latencyGapMinMs() + gaps.nextInt(plan.latencyGapMaxMs() - plan.latencyGapMinMs() + 1);
+            Waits.sleep(Duration.ofMillis(gap));
+            long before = System.nanoTime();
+            enqueued.put(arrival.enqueue(), before);
+        }
+        return enqueued;
+    }
+
     /** A {@link BenchDatabase#checkpoint} before each measured pickup run; says so when it could not. */
     static void settle(BenchDatabase db, Progress progress) {
         if (!db.checkpoint()) progress.step("latency: CHECKPOINT refused (not superuser or pg_checkpoint); measuring anyway");
@@ -91,7 +116,6 @@ final class LatencyExperiment {
         WorkerSettings settings = WorkerSettings.builder().concurrency(1).claimBatchSize(1)
                 .listen(listen).pollInterval(Duration.ofSeconds(1)).build();
         PostgresJobStore client = new PostgresJobStore(db.control());
-        Random gaps = new Random(seed);
         List<Double> samples = new ArrayList<>();
         try (WorkerGroup worker = new WorkerGroup(db, "latency-" + (listen ? "listen" : "poll"), 1, 3,
                 PostgresJobStore.Options.DEFAULTS, handlers, settings, WorkerListener.NONE)) {
@@ -100,13 +124,7 @@ final class LatencyExperiment {
             Waits.until(() -> started.size() >= WARM_UP, Duration.ofMillis(20), Duration.ofSeconds(60), "the warm-up jobs");
             progress.step("latency %s: worker warmed up; %d jobs arriving %d-%d ms apart (seed %d)", mechanism,
                     plan.latencyJobs(), plan.latencyGapMinMs(), plan.latencyGapMaxMs(), seed);
-            Map<JobId, Long> enqueued = new ConcurrentHashMap<>();
-            for (int i = 0; i < plan.latencyJobs(); i++) {
-                int gap = plan.latencyGapMinMs() + gaps.nextInt(plan.latencyGapMaxMs() - plan.latencyGapMinMs() + 1);
-                Waits.sleep(Duration.ofMillis(gap));
-                long before = System.nanoTime();
-                enqueued.put(enqueue(client), before);
-            }
+            Map<JobId, Long> enqueued = arrivals(plan, seed, () -> enqueue(client));
             Waits.until(() -> started.keySet().containsAll(enqueued.keySet()), Duration.ofMillis(20),
                     Duration.ofSeconds(30), "every latency job to start");
             enqueued.forEach((id, before) -> samples.add((started.get(id) - before) / 1e6));

@@ -11,7 +11,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongConsumer;
 import org.postgresql.PGConnection;
@@ -50,7 +49,6 @@ final class PickupFloor {
         db.execute("INSERT INTO tenants (queue, tenant) VALUES ('default', 'default')"); // the floor's rows need it
         LatencyExperiment.settle(db, progress);
         Map<Long, Long> started = new ConcurrentHashMap<>();
-        Random gaps = new Random(seed);
         List<Double> samples = new ArrayList<>();
         try (Connection producer = DriverManager.getConnection(db.jdbcUrl());
                 PreparedStatement enqueue = producer.prepareStatement(ENQUEUE);
@@ -63,13 +61,7 @@ final class PickupFloor {
             }, Duration.ofMillis(20), Duration.ofSeconds(60), "the floor's warm-up jobs");
             progress.step("latency floor: warmed up; %d jobs arriving %d-%d ms apart (seed %d)", plan.latencyJobs(),
                     plan.latencyGapMinMs(), plan.latencyGapMaxMs(), seed);
-            Map<Long, Long> enqueued = new ConcurrentHashMap<>();
-            for (int i = 0; i < plan.latencyJobs(); i++) {
-                int gap = plan.latencyGapMinMs() + gaps.nextInt(plan.latencyGapMaxMs() - plan.latencyGapMinMs() + 1);
-                Waits.sleep(Duration.ofMillis(gap));
-                long before = System.nanoTime();
-                enqueued.put(enqueue(enqueue), before);
-            }
+            Map<Long, Long> enqueued = LatencyExperiment.arrivals(plan, seed, () -> enqueue(enqueue));
             Waits.until(() -> {
                 listener.failFast();
                 return started.keySet().containsAll(enqueued.keySet());
