@@ -17,6 +17,7 @@ import java.time.OffsetDateTime;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.function.UnaryOperator;
+import org.jooq.Field;
 import org.jooq.JSONB;
 import org.jooq.Record;
 
@@ -39,15 +40,35 @@ final class JobRows {
     private JobRows() {}
 
     /**
+     * A row's columns, however it was read: a jOOQ {@link Record} ({@code record::get}) or a {@link JobRow}
+     * read straight from the driver. One mapping for both, so the two ways of reading cannot map differently.
+     */
+    @FunctionalInterface
+    interface Columns {
+        /** The value of {@code column}, a field of {@code JOBS}; null for SQL NULL. */
+        <T> T get(Field<T> column);
+    }
+
+    /**
      * @throws IllegalArgumentException naming the field when a stored value breaks a domain rule, e.g.
      *     {@code task must be 1-128 characters of [A-Za-z0-9_.:-], was "bad task"}
      */
     static Job toJob(Record r) {
+        return map(r::get, UnaryOperator.identity());
+    }
+
+    /** As {@link #toJob(Record)}, for a row read by any means. */
+    static Job toJob(Columns r) {
         return map(r, UnaryOperator.identity());
     }
 
     /** As {@link #toJob}, but a stored task, tenant or queue that is not a valid name becomes its {@link #storedName}. */
     static Job toJobLenient(Record r) {
+        return map(r::get, JobRows::storedName);
+    }
+
+    /** As {@link #toJobLenient(Record)}, for a row read by any means. */
+    static Job toJobLenient(Columns r) {
         return map(r, JobRows::storedName);
     }
 
@@ -66,7 +87,7 @@ final class JobRows {
         return out.toString();
     }
 
-    private static Job map(Record r, UnaryOperator<String> names) {
+    private static Job map(Columns r, UnaryOperator<String> names) {
         JobState state = JobState.fromDbName(r.get(JOBS.STATE));
         String lockedBy = r.get(JOBS.LOCKED_BY);
         OffsetDateTime lockedUntil = r.get(JOBS.LOCKED_UNTIL);

@@ -20,8 +20,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jooq.DSLContext;
-import org.jooq.Record;
-import org.jooq.Result;
 import org.jooq.exception.DataAccessException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -216,7 +214,7 @@ final class OutcomeStatement {
     /** @return the rows the statement changed, by job id; adds them to {@code ended} */
     private static Map<Long, Job> execute(DSLContext dsl, List<Row> rows, boolean skipLocked, TenantCaps.EndedRuns ended) {
         // Read as the table's columns (RETURNING j.* lists them in table order), as the claim's rows are.
-        return collect(rendered(dsl, rows.size(), skipLocked).fetch(dsl, JOBS, binds(rows)), rows, ended);
+        return collect(rendered(dsl, rows.size(), skipLocked).fetch(dsl, binds(rows)), rows, ended);
     }
 
     /** The statement's binds {0} to {6}: one array per column of the unnest. */
@@ -243,11 +241,11 @@ final class OutcomeStatement {
     }
 
     /** The changed rows {@code records} as jobs by id; each is added to {@code ended} with its run's measured time. */
-    private static Map<Long, Job> collect(Iterable<? extends Record> records, List<Row> rows, TenantCaps.EndedRuns ended) {
+    private static Map<Long, Job> collect(List<JobRow> records, List<Row> rows, TenantCaps.EndedRuns ended) {
         Map<Long, Row> byId = new HashMap<>();
         for (Row r : rows) byId.put(r.write().token().job().value(), r);
         Map<Long, Job> applied = new HashMap<>();
-        for (Record r : records) {
+        for (JobRow r : records) {
             Job job = JobRows.toJobLenient(r);
             applied.put(job.id().value(), job);
             ended.add(r, byId.get(job.id().value()).write().ran());
@@ -317,7 +315,7 @@ final class OutcomeStatement {
      * What {@link #writeThenClaim} returns: the jobs its writes applied, by id (answer them with {@link #answers},
      * after the transaction), and the claimed rows as returned.
      */
-    record WrittenThenClaimed(Map<Long, Job> applied, List<Record> claimed) {}
+    record WrittenThenClaimed(Map<Long, Job> applied, List<JobRow> claimed) {}
 
     /**
      * Writes {@code writes} and claims: {@code statement}, rendered from {@link #thenClaimTemplate}, bound with
@@ -334,7 +332,7 @@ final class OutcomeStatement {
         OutcomeWrite.requireDistinctJobs(writes);
         List<Row> rows = writes.stream().map(OutcomeStatement::row).toList();
         Object[] all = thenClaimBinds(binds(rows), claimBinds);
-        List<Result<Record>> results = statement.fetchEach(dsl, JOBS, all);
+        List<List<JobRow>> results = statement.fetchEach(dsl, all);
         if (results.size() != 2) throw new IllegalStateException("expected the outcomes' rows and the claimed, got " + results.size() + " results");
         return new WrittenThenClaimed(collect(results.get(0), rows, ended), results.get(1));
     }

@@ -321,11 +321,11 @@ public final class PostgresJobStore implements JobStore {
      */
     @Override
     public List<Job> claim(ClaimRequest req) {
-        Result<Record> rows;
+        List<JobRow> rows;
         try {
             // Rendered once; read as the table's columns (RETURNING j.* lists them in table order), by position.
             RenderedStatement claim = rendered(req, 0, false);
-            rows = run("claim", () -> claim.fetch(dsl, JOBS, claimBinds(req)));
+            rows = run("claim", () -> claim.fetch(dsl, claimBinds(req)));
         } catch (RuntimeException e) {
             if (!UnreadableRows.isUnprintableValue(e)) throw e;
             log.atWarn().addKeyValue("worker", req.worker().value()).log("claim failed on a value PostgreSQL cannot"
@@ -336,10 +336,10 @@ public final class PostgresJobStore implements JobStore {
     }
 
     /** The claimed rows as jobs in claim order; a row the domain refuses is quarantined instead. */
-    private List<Job> claimed(ClaimRequest req, List<Record> rows) {
+    private List<Job> claimed(ClaimRequest req, List<? extends JobRows.Columns> rows) {
         List<Job> jobs = new ArrayList<>(rows.size());
         List<UnreadableRows.Quarantined> refused = new ArrayList<>();
-        for (Record r : rows) {
+        for (JobRows.Columns r : rows) {
             mapClaimed(r, jobs, refused);
         }
         quarantine(req, refused);
@@ -484,7 +484,7 @@ public final class PostgresJobStore implements JobStore {
     }
 
     /** Adds the claimed row to {@code jobs}, or to {@code refused} when the domain refuses one of its values. */
-    private static void mapClaimed(Record r, List<Job> jobs, List<UnreadableRows.Quarantined> refused) {
+    private static void mapClaimed(JobRows.Columns r, List<Job> jobs, List<UnreadableRows.Quarantined> refused) {
         try {
             jobs.add(JobRows.toJob(r));
         } catch (RuntimeException e) {
@@ -506,7 +506,7 @@ public final class PostgresJobStore implements JobStore {
             long id = c.get(0, Long.class);
             int attempts = c.get(1, Integer.class);
             try {
-                dsl.selectFrom(JOBS).where(JOBS.ID.eq(id)).fetchOptional().ifPresent(r -> mapClaimed(r, jobs, refused));
+                dsl.selectFrom(JOBS).where(JOBS.ID.eq(id)).fetchOptional().ifPresent(r -> mapClaimed(r::get, jobs, refused));
             } catch (RuntimeException e) {
                 // The database itself failed (not the row): the claim fails, as any claim would, and the jobs
                 // it leased come back when their leases lapse.

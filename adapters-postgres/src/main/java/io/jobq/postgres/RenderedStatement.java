@@ -10,15 +10,12 @@ import java.util.List;
 import java.util.Objects;
 import java.util.regex.Pattern;
 import org.jooq.DSLContext;
-import org.jooq.Record;
-import org.jooq.Result;
 import org.jooq.ResultQuery;
-import org.jooq.Table;
 import org.jooq.util.postgres.PostgresUtils;
 
 /**
  * A plain-SQL statement of the hot path (the claim, the outcome statement) that jOOQ renders ONCE and
- * pgjdbc then executes with fresh binds, its rows read back by jOOQ as the table's records. jOOQ parses a
+ * pgjdbc then executes with fresh binds, its rows read back as {@link JobRow}s. jOOQ parses a
  * plain-SQL template, builds a bind value per argument (looking up array data types) and renders the SQL
  * on every execution; a profile of 16 single-slot workers (issue 14) put a third of the worker JVM's CPU
  * there, CPU the database then lacked on a 2-core machine. The text and the setters are jOOQ's own (the
@@ -103,14 +100,14 @@ final class RenderedStatement {
 
     /**
      * Executes the statement on {@code dsl}'s connection (its transaction's, inside one) and reads every row
-     * as a record of {@code table}'s fields, by position: the statement must return the table's columns in
-     * table order ({@code RETURNING j.*}).
+     * as a {@link JobRow}: the statement must return the columns of {@code jobs} in table order
+     * ({@code RETURNING j.*}).
      *
      * @throws IllegalStateException unless exactly one statement of the text returns rows (else use {@link #fetchEach})
      * @throws org.jooq.exception.DataAccessException wrapping the driver's {@link SQLException}, as jOOQ's own calls do
      */
-    Result<Record> fetch(DSLContext dsl, Table<?> table, Object... values) {
-        List<Result<Record>> each = fetchEach(dsl, table, values);
+    List<JobRow> fetch(DSLContext dsl, Object... values) {
+        List<List<JobRow>> each = fetchEach(dsl, values);
         if (each.size() != 1) {
             throw new IllegalStateException(each.size() + " statements of the text returned rows, not one: " + sql);
         }
@@ -119,7 +116,7 @@ final class RenderedStatement {
 
     /**
      * As {@link #fetch}, for a text of several statements separated by {@code ;}: the rows of each statement
-     * that returns rows (its {@code RETURNING}), one result per such statement, in the text's order; a
+     * that returns rows (its {@code RETURNING}), one list per such statement, in the text's order; a
      * statement that returns none ({@code SET LOCAL}, {@code COMMIT}, see {@link #around}) is passed over.
      * pgjdbc sends them together, in one round trip, but may put a Sync (a round trip) after one of them: 42.7.14
      * does once the text is prepared and described, from its 6th call on a connection, after each statement
@@ -131,7 +128,7 @@ final class RenderedStatement {
      *
      * @throws org.jooq.exception.DataAccessException wrapping the driver's {@link SQLException}
      */
-    List<Result<Record>> fetchEach(DSLContext dsl, Table<?> table, Object... values) {
+    List<List<JobRow>> fetchEach(DSLContext dsl, Object... values) {
         // An array passed alone would be spread into the varargs: refuse rather than bind its elements.
         if (values.length != binds) {
             throw new IllegalArgumentException("the statement takes " + binds + " binds, got " + values.length);
@@ -139,11 +136,11 @@ final class RenderedStatement {
         return dsl.connectionResult(c -> {
             try (PreparedStatement ps = c.prepareStatement(sql)) {
                 for (int i = 0; i < order.length; i++) bind(ps, i + 1, values[order[i]]);
-                List<Result<Record>> results = new ArrayList<>(2);
+                List<List<JobRow>> results = new ArrayList<>(2);
                 for (boolean isRows = ps.execute(); isRows || ps.getUpdateCount() != -1; isRows = ps.getMoreResults()) {
                     if (!isRows) continue; // a command's status: SET LOCAL, COMMIT
                     try (ResultSet rs = ps.getResultSet()) {
-                        results.add(dsl.fetch(rs, table.fields()));
+                        results.add(JobRow.readAll(rs));
                     }
                 }
                 return results;

@@ -78,7 +78,7 @@ final class TenantCaps {
         private final List<Double> chargedMs = new ArrayList<>();
 
         /** A row the outcome statement changed ({@code j.*}); {@code ran} is what the worker measured. */
-        void add(Record row, Optional<Duration> ran) {
+        void add(JobRows.Columns row, Optional<Duration> ran) {
             if (!Boolean.TRUE.equals(row.get(JOBS.CAPPED))) return;
             Key key = new Key(row.get(JOBS.QUEUE), row.get(JOBS.TENANT));
             gated.add(key);

@@ -39,7 +39,7 @@ class RenderedStatementTest {
         RenderedStatement s = new RenderedStatement("SELECT ?", new int[] {0});
         var dsl = DSL.using(SQLDialect.POSTGRES);
 
-        assertThatThrownBy(() -> s.fetch(dsl, DSL.table("t"), (Object[]) new Long[] {1L, 2L}))
+        assertThatThrownBy(() -> s.fetch(dsl, (Object[]) new Long[] {1L, 2L}))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("takes 1 binds, got 2");
     }
 
@@ -49,7 +49,7 @@ class RenderedStatementTest {
         var dsl = DSL.using(new org.jooq.tools.jdbc.MockConnection(ctx -> new org.jooq.tools.jdbc.MockResult[0]),
                 SQLDialect.POSTGRES);
 
-        assertThatThrownBy(() -> s.fetch(dsl, org.jooq.impl.DSL.table("t"), java.time.Instant.EPOCH))
+        assertThatThrownBy(() -> s.fetch(dsl, java.time.Instant.EPOCH))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("java.time.Instant at 1");
     }
 }

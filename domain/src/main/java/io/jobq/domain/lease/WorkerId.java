@@ -14,11 +14,32 @@ public record WorkerId(String value) {
     /** @throws IllegalArgumentException if empty, too long, or not printable ASCII */
     public WorkerId {
         Objects.requireNonNull(value, "worker id");
-        if (value.isEmpty() || value.length() > MAX_LENGTH
-                || !value.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
+        if (value.isEmpty() || value.length() > MAX_LENGTH || !printable(value)) {
             throw new IllegalArgumentException(
                     "worker id must be 1-" + MAX_LENGTH + " printable ASCII characters without spaces");
         }
+    }
+
+    // A loop, not a stream: every claimed and every completed row's lease names its worker, and the stream's
+    // pipeline showed in a busy worker's profile (issue 14).
+    private static boolean printable(String value) {
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c <= 0x20 || c >= 0x7f) return false;
+        }
+        return true;
+    }
+
+    // Written out: the record's generated equals goes through a method-handle bootstrap that showed in the same
+    // profile (fencing compares worker ids on every outcome); the same contract.
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof WorkerId other && value.equals(other.value);
+    }
+
+    @Override
+    public int hashCode() {
+        return value.hashCode();
     }
 
     public static WorkerId of(String value) {
