@@ -123,7 +123,7 @@ record FloorExperiment(BenchDatabase db, Plan plan, Progress progress) {
     double runOnce(ClaimStrategy s, int loops, AtomicLong claims, AtomicLong claimed) {
         db.reset();
         int n = plan.throughputJobs();
-        NoopJobs.enqueue(db, n);
+        NoopJobs.enqueueAfresh(db, n);
         String claimSql = claimSql(s);
         List<Connection> connections = new ArrayList<>();
         AtomicLong completed = new AtomicLong();

@@ -12,7 +12,8 @@ import java.util.List;
  * inserted with one {@code INSERT … SELECT generate_series} and vacuumed and analysed before measuring (as
  * autovacuum would have by then). The runs go in pairs, one in each database back to back, the first of
  * a pair alternating, so that the machine's drift (its rates move by half within minutes) falls on both
- * sides alike; {@link Plan#runs()} pairs; the report compares the medians.
+ * sides alike; {@link Plan#growthPairs()} pairs; the report compares the medians. Each run starts right after a
+ * {@code CHECKPOINT} ({@link NoopJobs#enqueueAfresh}).
  */
 record GrowthExperiment(BenchDatabase db, Plan plan, Progress progress) {
     static final int CONCURRENCY = 4;
@@ -63,7 +64,7 @@ record GrowthExperiment(BenchDatabase db, Plan plan, Progress progress) {
                     Format.seconds(fillSeconds), bytes / (1024 * 1024));
             List<Double> empty = new ArrayList<>();
             List<Double> grown = new ArrayList<>();
-            for (int r = 1; r <= plan.runs(); r++) {
+            for (int r = 1; r <= plan.growthPairs(); r++) {
                 boolean emptyFirst = r % 2 == 1;
                 if (emptyFirst) empty.add(drainEmpty(r));
                 grown.add(drainGrown(grownDb, r));
@@ -90,9 +91,9 @@ record GrowthExperiment(BenchDatabase db, Plan plan, Progress progress) {
     }
 
     private double drain(BenchDatabase in, String beside, int run) {
-        NoopJobs.enqueue(in, plan.growthJobs());
+        NoopJobs.enqueueAfresh(in, plan.growthJobs());
         Drain d = OneWorker.drain(in, "growth", CONCURRENCY, 0, plan.growthJobs());
-        progress.step("growth, %s, run %d/%d: %s jobs/s", beside, run, plan.runs(), Format.rate(d.jobsPerSecond()));
+        progress.step("growth, %s, run %d/%d: %s jobs/s", beside, run, plan.growthPairs(), Format.rate(d.jobsPerSecond()));
         return d.jobsPerSecond();
     }
 }

@@ -23,6 +23,19 @@ final class NoopJobs {
         enqueue(db, n, TENANT, QueueName.DEFAULT, NOOP, "{}");
     }
 
+    /**
+     * {@link #enqueue(BenchDatabase, int)}, then a {@code CHECKPOINT} (best effort): the start of every run that
+     * is compared with another run (a throughput run and its floor run, growth's two tables), so that both meet
+     * the server in the same state. Under the throughput runs PostgreSQL begins a checkpoint every ~2 minutes
+     * (max_wal_size, 1 GB by default), and after one begins the first change to each page writes the whole page
+     * to the WAL (full_page_writes): a checkpoint beginning inside one run of a pair and not the other tilted
+     * that pair's ratio. Now every compared run begins right after one, and pays the same.
+     */
+    static void enqueueAfresh(BenchDatabase db, int n) {
+        enqueue(db, n);
+        db.checkpoint();
+    }
+
     static void enqueue(BenchDatabase db, int n, TenantId tenant, QueueName queue, TaskName task, String payload) {
         JobClient client = new JobClient();
         try (Connection c = db.control().getConnection()) {

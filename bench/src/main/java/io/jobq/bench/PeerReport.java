@@ -105,7 +105,7 @@ final class PeerReport {
         t.row("beside " + Format.count(g.doneRows()) + " done rows (" + g.tableBytes() / (1024 * 1024) + " MB)", Format.rate(g.grown()),
                 g.empty() > 0 ? Format.ratio(g.grown() / g.empty()) : "-");
         return "Table growth. " + Format.count(p.growthJobs()) + " no-op jobs drained by one worker with "
-                + GrowthExperiment.CONCURRENCY + " slots, median of " + p.runs() + " run(s),\nwith and without "
+                + GrowthExperiment.CONCURRENCY + " slots, median of " + p.growthPairs() + " run(s),\nwith and without "
                 + Format.count(g.doneRows()) + " finished rows in the table (inserted and vacuumed in "
                 + Format.seconds(g.fillSeconds()) + ", before timing),\nin two databases on one server, run in pairs back to back"
                 + " (target: within 20%):\n\n" + t.render();

@@ -33,6 +33,9 @@ import java.util.List;
  * @param enqueueBatches batches of 1,000 per cell of the batch enqueue rows (at least one per client). Full: 20.
  * @param growthRows finished rows in the table for the second half of the table-growth experiment. Full: 1,000,000.
  * @param growthJobs no-op jobs drained in each run of the table-growth experiment. Full: 10,000.
+ * @param growthPairs pairs of runs (one on each table) of the table-growth experiment; each side's median is
+ *     compared. Full: 5: with 3, one run's spread (1,166–1,911 jobs/s on one side in one run, 2026-12-04) moved
+ *     the ratio of the medians by a quarter; 5 pairs cost about 30 s more.
  * @param workShareMeasured how long the long-vs-short experiment measures each fairness mode, after its
  *     warm-up. Full: 10 s (the full run must stay under 30 minutes).
  * @param throughputWarmUps rounds of uncounted runs before the throughput and floor cells: each round runs
@@ -67,6 +70,7 @@ public record Plan(
         int enqueueBatches,
         int growthRows,
         int growthJobs,
+        int growthPairs,
         Duration workShareMeasured,
         int throughputWarmUps) {
 
@@ -75,14 +79,14 @@ public record Plan(
             20_000, List.of(1, 2, 4, 8, 16), 3, Duration.ofSeconds(6),
             60, 200, 1200,
             1_000, 4, Duration.ofSeconds(1), 100,
-            List.of(1, 4, 16), 20_000, 2_000, 20, 1_000_000, 10_000, Duration.ofSeconds(10), 2);
+            List.of(1, 4, 16), 20_000, 2_000, 20, 1_000_000, 10_000, 5, Duration.ofSeconds(10), 2);
 
     /** Everything shrunk for CI: same shapes, fewer jobs, one run per cell, three worker counts. */
     public static final Plan QUICK = new Plan(1_000, 5, Duration.ofMillis(100), 8, 5,
             1_000, List.of(1, 4, 16), 1, Duration.ofSeconds(6),
             10, 200, 1200,
             200, 4, Duration.ofSeconds(1), 100,
-            List.of(1, 4, 16), 400, 200, 4, 100_000, 500, Duration.ofSeconds(5), 0);
+            List.of(1, 4, 16), 400, 200, 4, 100_000, 500, 1, Duration.ofSeconds(5), 0);
 
     /**
      * A copy with another throughput/floor size, runs, box and worker counts ({@code --throughput-jobs},
@@ -91,7 +95,7 @@ public record Plan(
     public Plan withThroughput(int jobs, int newRuns, Duration box, List<Integer> counts) {
         return new Plan(fairBigJobs, fairSmallTenants, fairSmallEvery, fairWorkers, fairJobMs, jobs, counts, newRuns, box,
                 latencyJobs, latencyGapMinMs, latencyGapMaxMs, chaosJobs, chaosProcesses, chaosKillEvery, chaosJobMs,
-                concurrencies, peerJobs, enqueueJobs, enqueueBatches, growthRows, growthJobs, workShareMeasured,
+                concurrencies, peerJobs, enqueueJobs, enqueueBatches, growthRows, growthJobs, growthPairs, workShareMeasured,
                 throughputWarmUps);
     }
 
@@ -109,7 +113,8 @@ public record Plan(
         workerCounts = List.copyOf(workerCounts);
         concurrencies = List.copyOf(concurrencies);
         if (fairBigJobs < 1 || throughputJobs < 1 || latencyJobs < 1 || chaosJobs < 1 || runs < 1 || peerJobs < 1
-                || enqueueJobs < 1 || enqueueBatches < 1 || growthRows < 1 || growthJobs < 1 || throughputWarmUps < 0) {
+                || enqueueJobs < 1 || enqueueBatches < 1 || growthRows < 1 || growthJobs < 1 || growthPairs < 1
+                || throughputWarmUps < 0) {
             throw new IllegalArgumentException("every job count and the run count must be >= 1, the warm-ups >= 0");
         }
         if (throughputBox.isNegative() || throughputBox.isZero() || throughputBox.compareTo(Duration.ofHours(1)) > 0) {

@@ -89,7 +89,7 @@ record ThroughputExperiment(BenchDatabase db, Plan plan, Progress progress) {
     private double runOnce(ClaimStrategy s, int workers, AtomicLong claims, AtomicLong claimed) {
         db.reset();
         int n = plan.throughputJobs();
-        NoopJobs.enqueue(db, n);
+        NoopJobs.enqueueAfresh(db, n);
         CountDownLatch done = new CountDownLatch(n);
         AtomicLong firstClaim = new AtomicLong();
         AtomicBoolean timing = new AtomicBoolean(true);

@@ -42,7 +42,7 @@ class CellTest {
                 quick.fairJobMs(), quick.throughputJobs(), quick.workerCounts(), quick.runs(), quick.throughputBox(),
                 quick.latencyJobs(), quick.latencyGapMinMs(), quick.latencyGapMaxMs(), quick.chaosJobs(),
                 quick.chaosProcesses(), quick.chaosKillEvery(), quick.chaosJobMs(), quick.concurrencies(), quick.peerJobs(),
-                quick.enqueueJobs(), quick.enqueueBatches(), quick.growthRows(), quick.growthJobs(),
+                quick.enqueueJobs(), quick.enqueueBatches(), quick.growthRows(), quick.growthJobs(), quick.growthPairs(),
                 quick.workShareMeasured(), 2);
         List<String> calls = new ArrayList<>();
         int[] n = {0};
