@@ -11,6 +11,7 @@ import io.jobq.domain.tenant.TenantId;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Objects;
@@ -18,6 +19,7 @@ import org.jooq.Field;
 import org.jooq.Record;
 import org.jooq.Result;
 import org.junit.jupiter.api.Test;
+import org.postgresql.PGStatement;
 
 /**
  * {@link JobRow} reads every column of {@code jobs} as jOOQ's generated table reads it: the same rows read both
@@ -51,6 +53,7 @@ class JobRowTest extends PostgresStoreTestCase {
                     ours = JobRow.readAll(rs);
                 }
                 assertThat(ours).hasSize(3);
+                if (round == 6) assertThat(ps.unwrap(PGStatement.class).isUseServerPrepare()).as("read in binary by now").isTrue();
                 for (int r = 0; r < 3; r++) {
                     for (Field<?> f : JOBS.fields()) {
                         assertThat(same(ours.get(r).get(f), jooqs.get(r).get(f))).as("round %d row %d column %s: %s vs jOOQ's %s",
@@ -78,17 +81,30 @@ class JobRowTest extends PostgresStoreTestCase {
                 rows = JobRow.readAll(rs);
             }
             assertThatThrownBy(() -> rows.getFirst().get(org.jooq.impl.DSL.field("id", Long.class)))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not a column of jobq.jobs");
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not a column of the jobs table");
         }
     }
 
     @Test
-    void aStatementReturningOtherColumnsIsRefused() throws Exception {
+    void aColumnANewerSchemaAddedIsPassedOverAndColumnsAreFoundByName() throws Exception {
+        store.enqueue(NewJob.of(TenantId.DEFAULT, QueueName.DEFAULT, TaskName.of("noop"), "{\"a\": 1}"));
+        Record jooqs = db.dsl().selectFrom(JOBS).fetchSingle();
+        // As a worker of the previous build reads a table a migration has since added a column to.
+        for (String sql : List.of("SELECT *, 'new' AS added_later FROM jobq.jobs", "SELECT 'new' AS added_first, * FROM jobq.jobs")) {
+            try (Connection c = db.newConnection();
+                    PreparedStatement ps = c.prepareStatement(sql);
+                    ResultSet rs = ps.executeQuery()) {
+                assertThat(JobRows.toJob(JobRow.readAll(rs).getFirst())).as(sql).isEqualTo(JobRows.toJob(jooqs));
+            }
+        }
+    }
+
+    @Test
+    void aMissingColumnIsNamed() throws Exception {
         try (Connection c = db.newConnection();
                 PreparedStatement ps = c.prepareStatement("SELECT id, attempts FROM jobq.jobs");
                 ResultSet rs = ps.executeQuery()) {
-            assertThatThrownBy(() -> JobRow.readAll(rs)).isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("columns of jobq.jobs, got 2");
+            assertThatThrownBy(() -> JobRow.readAll(rs)).isInstanceOf(SQLException.class).hasMessageContaining("queue");
         }
     }
 }
