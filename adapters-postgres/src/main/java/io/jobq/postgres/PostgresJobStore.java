@@ -336,10 +336,10 @@ public final class PostgresJobStore implements JobStore {
     }
 
     /** The claimed rows as jobs in claim order; a row the domain refuses is quarantined instead. */
-    private List<Job> claimed(ClaimRequest req, List<? extends JobRows.Columns> rows) {
+    private List<Job> claimed(ClaimRequest req, List<JobRow> rows) {
         List<Job> jobs = new ArrayList<>(rows.size());
         List<UnreadableRows.Quarantined> refused = new ArrayList<>();
-        for (JobRows.Columns r : rows) {
+        for (JobRow r : rows) {
             mapClaimed(r, jobs, refused);
         }
         quarantine(req, refused);
