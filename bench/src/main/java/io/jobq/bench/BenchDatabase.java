@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The bench's own database, {@code jobq_bench}, on the server DATABASE_URL names: dropped and created
@@ -32,6 +33,8 @@ public final class BenchDatabase implements AutoCloseable {
     private final DatabaseUrl admin;
     private final boolean keep;
     private final HikariDataSource control;
+    /** How many {@link #checkpoint()} calls the server refused: the report says so when any was. */
+    private final AtomicInteger checkpointsRefused = new AtomicInteger();
 
     private BenchDatabase(String name, DatabaseUrl url, DatabaseUrl admin, boolean keep, HikariDataSource control) {
         this.name = name;
@@ -204,8 +207,14 @@ public final class BenchDatabase implements AutoCloseable {
             st.execute("CHECKPOINT");
             return true;
         } catch (SQLException e) {
+            checkpointsRefused.incrementAndGet();
             return false;
         }
+    }
+
+    /** How many {@link #checkpoint()} calls were refused so far (0 where the role may checkpoint). */
+    public int checkpointsRefused() {
+        return checkpointsRefused.get();
     }
 
     /** Runs one statement on the control pool. */

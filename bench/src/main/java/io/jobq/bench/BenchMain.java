@@ -266,6 +266,7 @@ public final class BenchMain implements Runnable {
                     ex.printStackTrace(System.err);
                 }
             }
+            results.checkpointsRefused = db.checkpointsRefused();
         } catch (Exception e) {
             System.err.println("jobq-bench: cannot prepare database " + BenchDatabase.NAME + ": " + e.getMessage());
             return 1;

@@ -29,7 +29,13 @@ final class Report {
 
     static String render(Header h, Results r, boolean withRaw) {
         StringBuilder out = new StringBuilder();
-        out.append(head(h)).append('\n');
+        out.append(head(h));
+        if (r.checkpointsRefused > 0) {
+            out.append("CHECKPOINT refused ").append(r.checkpointsRefused).append(" time(s) (the role is neither superuser nor in\n"
+                    + "pg_checkpoint): those runs started wherever the server's own checkpoints stood, so a pair's ratio\n"
+                    + "may be tilted by one beginning inside one of its runs.\n");
+        }
+        out.append('\n');
         if (!r.fairness.isEmpty()) out.append(fairness(r.fairness, h.plan())).append('\n');
         if (!r.workShare.isEmpty()) out.append(workShare(r.workShare, h.plan())).append('\n');
         if (!r.throughput.isEmpty()) {

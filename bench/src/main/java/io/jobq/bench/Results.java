@@ -23,6 +23,11 @@ final class Results {
     Optional<GrowthExperiment.Result> growth = Optional.empty();
     /** jobq as users deploy it: one worker with c slots, per c (the throughput experiment's second part). */
     List<DeploymentCell> deployment = List.of();
+    /**
+     * How many of the {@code CHECKPOINT}s that start compared runs the server refused (the role is neither
+     * superuser nor in pg_checkpoint): those runs started wherever the server's own checkpoints stood.
+     */
+    int checkpointsRefused;
     /** Experiment name → what went wrong. */
     final Map<String, String> errors = new LinkedHashMap<>();
 

@@ -129,5 +129,16 @@ class ReportTest {
                     .contains("total run time: 90.0 s").contains("FIFO (oldest first)").contains("fair (this project)").contains("fair, flood capped at 2")
                     .contains("Checks: passed").contains("Raw runs");
         }
+
+        @Test
+        void aRefusedCheckpointIsReportedUnderTheHead() {
+            Report.Header h = new Report.Header("quick", "java -jar jobq-bench.jar all --quick", "2026-01-01T00:00:00Z", 90,
+                    Map.of("cores", "2"), Map.of("version", "PostgreSQL 15"), "jdbc:postgresql://x/jobq_bench", "1.00", "2.00",
+                    Plan.QUICK);
+            Results r = results(13_500, 6, 0, 0);
+            assertThat(Report.render(h, r, false)).doesNotContain("CHECKPOINT refused");
+            r.checkpointsRefused = 3;
+            assertThat(Report.render(h, r, false)).contains("CHECKPOINT refused 3 time(s)");
+        }
     }
 }
