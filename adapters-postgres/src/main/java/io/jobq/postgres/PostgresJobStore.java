@@ -189,6 +189,8 @@ public final class PostgresJobStore implements JobStore {
     private final DSLContext writes;
     /** Promotion of due jobs, which remembers the tenants it recently passed by. */
     private final DuePromotion promotion = new DuePromotion();
+    /** The tenants whose enqueues came back held lately: theirs take one transaction ({@link #committedAlone}). */
+    private final HoldingTenants holding = new HoldingTenants();
     /** The jobs whose outcome found their row held lately ({@link #recordOutcomesThenClaim}). */
     private final HeldOutcomeRows heldOutcomes = new HeldOutcomeRows();
     /** How long the claim loop's outcomes wait for a held row, in ms: {@link LockWait#MAX_MS}; tests lengthen it. */
@@ -232,6 +234,10 @@ public final class PostgresJobStore implements JobStore {
 
     @Override
     public EnqueueResult enqueue(NewJob job) {
+        if (committedAlone(job.idempotencyKey(), job.priority(), job.queue(), job.tenant())) {
+            return write("enqueue", ctx -> new EnqueueResult.Created(Enqueuer.insertCommitted(ctx, job.tenant(), job.queue(),
+                    job.task(), List.of(job.payload()), job.maxAttempts(), job.delay(), holding).getFirst()));
+        }
         return write("enqueue", ctx -> {
             for (int round = 0; round < IDEMPOTENCY_ROUNDS; round++) {
                 Optional<Job> created = insertOrRollBack(ctx, job);
@@ -244,6 +250,14 @@ public final class PostgresJobStore implements JobStore {
             // Transient, and nothing was written: the same answer as a conflict abort (HTTP 503, Retry-After).
             throw new StoreConflictException("enqueue (its idempotency key raced " + IDEMPOTENCY_ROUNDS + " times)", null);
         });
+    }
+
+    /**
+     * Whether an enqueue may be its statement alone, committing on its own ({@link Enqueuer#insertCommitted}):
+     * no key, priority 0, and no enqueue of this tenant in this queue came back held lately ({@link #holding}).
+     */
+    private boolean committedAlone(Optional<String> idempotencyKey, int priority, QueueName queue, TenantId tenant) {
+        return idempotencyKey.isEmpty() && priority == 0 && !holding.mayHold(queue, tenant);
     }
 
     /** The created job, or empty after rolling back when the idempotency key was taken. */
@@ -272,6 +286,10 @@ public final class PostgresJobStore implements JobStore {
 
     @Override
     public List<JobId> enqueueBatch(NewJobBatch batch) {
+        if (committedAlone(Optional.empty(), batch.priority(), batch.queue(), batch.tenant())) {
+            return write("enqueue batch", ctx -> Enqueuer.insertCommitted(ctx, batch.tenant(), batch.queue(), batch.task(),
+                    batch.payloads(), batch.maxAttempts(), batch.delay(), holding).stream().map(Job::id).toList());
+        }
         return write("enqueue batch", ctx -> ctx.transactionResult(cfg -> Enqueuer.insert(cfg.dsl(), batch.tenant(),
                         batch.queue(), batch.task(), batch.payloads(), batch.maxAttempts(), batch.delay(), Optional.empty(),
                         batch.priority()))

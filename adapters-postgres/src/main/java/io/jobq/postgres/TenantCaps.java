@@ -126,6 +126,9 @@ final class TenantCaps {
      */
     private static final String LOCK = """
             SELECT max_running FROM jobq.tenants WHERE queue = {0} AND tenant = {1} FOR NO KEY UPDATE SKIP LOCKED""";
+    /** {@link #LOCK}, waiting for the row (under the caller's statement timeout) rather than passing it over. */
+    private static final String LOCK_WAITING = """
+            SELECT max_running FROM jobq.tenants WHERE queue = {0} AND tenant = {1} FOR NO KEY UPDATE""";
 
     /**
      * Tenants with held jobs and room for some (under the cap, and in a work queue under the window): the sweep's work list. It walks the distinct (queue, tenant)
@@ -209,6 +212,22 @@ final class TenantCaps {
      */
     static int release(DSLContext tx, String queue, String tenant) {
         return tx.resultQuery(JobqSchema.of(tx).sql(FairTags.RELEASE), queue, tenant).fetchSingle(0, Long.class).intValue();
+    }
+
+    /**
+     * Releases what the cap allows of the tenant's held jobs in a transaction of its own, waiting for the
+     * tenant's row lock (under {@code dsl}'s statement timeout): for held jobs that a statement committed on its
+     * own, with no transaction left to release them in ({@link Enqueuer#insertCommitted}). Waiting, not
+     * skipping: the transaction that holds the row may have run its own release before those jobs committed.
+     *
+     * @return how many jobs became queued
+     */
+    static int releaseWaiting(DSLContext dsl, String queue, String tenant) {
+        return dsl.transactionResult(cfg -> {
+            DSLContext tx = cfg.dsl();
+            if (tx.resultQuery(JobqSchema.of(tx).sql(LOCK_WAITING), queue, tenant).fetch().isEmpty()) return 0;
+            return release(tx, queue, tenant);
+        });
     }
 
     /**

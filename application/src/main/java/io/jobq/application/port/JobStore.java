@@ -29,7 +29,9 @@ import java.util.Set;
  *
  * <p>Every method may throw {@link StoreUnavailableException} when the store cannot be reached,
  * and {@link JobQueueException} for any other infrastructure failure. A write that throws has
- * changed nothing (each method is one transaction). Cron schedules' part is {@link ScheduleStore}'s.
+ * changed nothing (each method commits its write at once, in one transaction or one statement; an enqueue
+ * that left jobs held under a cap may release them in a second, whose failure only leaves them held for
+ * maintenance and never fails the enqueue). Cron schedules' part is {@link ScheduleStore}'s.
  */
 public interface JobStore extends ScheduleStore, ApiKeyStore {
 
