@@ -9,6 +9,7 @@ import io.jobq.domain.job.QueueName;
 import io.jobq.domain.job.TaskName;
 import io.jobq.domain.tenant.TenantId;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -111,15 +112,28 @@ final class Enqueuer {
         List<Job> jobs = statement(dsl, tenant, queue, task, payloads, maxAttempts, delay, Optional.empty(), 0);
         if (jobs.stream().noneMatch(j -> j.state() == JobState.HELD)) return jobs;
         holding.held(queue, tenant);
+        // The jobs are committed: from here nothing may throw, not even an Error (the caller would report the
+        // enqueue failed, and a retry would run the statement again, a duplicate).
         try {
             TenantCaps.releaseWaiting(dsl, queue.value(), tenant.value());
-            return reread(dsl, jobs);
-        } catch (RuntimeException e) {
+            return rereadOr(dsl, jobs);
+        } catch (Throwable e) {
             log.atWarn().setCause(e).log("{} job(s) of tenant {} in queue {} were enqueued held; releasing them failed,"
                     + " so they wait for the maintenance sweep: {}", jobs.size(), tenant.value(), queue.value(),
                     StoreErrors.serverMessage(e));
             return jobs;
         }
+    }
+
+    /**
+     * {@code jobs} read again, in the same order; one no longer there (run, finished and deleted by retention
+     * meanwhile, as the statement that inserted it has committed) is answered as it was inserted.
+     */
+    private static List<Job> rereadOr(DSLContext dsl, List<Job> jobs) {
+        List<Job> now = reread(dsl, jobs);
+        List<Job> out = new ArrayList<>(jobs.size());
+        for (int i = 0; i < jobs.size(); i++) out.add(now.get(i) != null ? now.get(i) : jobs.get(i));
+        return out;
     }
 
     /**

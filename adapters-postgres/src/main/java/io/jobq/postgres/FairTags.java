@@ -78,7 +78,9 @@ final class FairTags {
      * {@code new_L - (n - k)/weight} = {@code max(V, L) + k/weight}, and {@code pg_notify}, which PostgreSQL
      * delivers only on commit. A new tenant's row is created with weight 1, no cap and L = V + n. A tenant
      * with a cap is not charged here: its jobs are inserted held, without tags, and the caller releases as
-     * many as the cap allows with {@link #RELEASE} in the same transaction (the upsert's lock still held).
+     * many as the cap allows with {@link #RELEASE}: in the same transaction, the upsert's lock still held
+     * ({@link Enqueuer#insert}), or, where this statement committed on its own, in a transaction of its own
+     * that takes the lock again ({@link Enqueuer#insertCommitted}).
      * So is every job of a work queue: {@link #RELEASE} tags it from the tenant's estimate.
      * Binds: {0} queue, {1} tenant, {2} task, {3} n, {4} max attempts, {5} idempotency key, {6} payloads,
      * {7} priority.

@@ -106,7 +106,9 @@ public final class PostgresJobStore implements JobStore {
      *     or behind a migration's lock, is cancelled, changes nothing, and answers
      *     {@link StoreUnavailableException} (HTTP 503, Retry-After), so that waiting requests of one tenant
      *     cannot take every pooled connection. {@link JobClient} runs on the caller's connection and is not
-     *     bounded by it. Default: 10 s.
+     *     bounded by it. Keep it below the connections' {@code socketTimeout} ({@link PostgresPool}: 60 s):
+     *     a connection the driver drops first leaves the server to finish the statement, and an enqueue
+     *     committing alone may then have happened though the call failed. Default: 10 s.
      */
     public record Options(ClaimOrder claimOrder, LockMode lockMode, Optional<Duration> selfVacuumInterval, JobqSchema schema,
             Duration readTimeout, Duration writeTimeout) {
@@ -1199,7 +1201,9 @@ public final class PostgresJobStore implements JobStore {
      * Runs one store operation and translates its failures ({@link StoreErrors}). A conflict abort is
      * retried here, after a short random pause so two colliding callers do not collide again: it is
      * safe because every write in an operation is a single auto-commit statement or one transaction,
-     * and the aborted one wrote nothing. Callers see {@link ConcurrentUpdateException} only after
+     * and the aborted one wrote nothing. (An enqueue committing alone, {@link Enqueuer#insertCommitted},
+     * may follow its statement with a release: it must never throw once that statement has committed, or
+     * this would run the statement again.) Callers see {@link ConcurrentUpdateException} only after
      * {@link #CONFLICT_ATTEMPTS} aborts in a row.
      */
     static <T> T run(String operation, Supplier<T> body) {

@@ -31,7 +31,9 @@ import java.util.Set;
  * and {@link JobQueueException} for any other infrastructure failure. A write that throws has
  * changed nothing (each method commits its write at once, in one transaction or one statement; an enqueue
  * that left jobs held under a cap may release them in a second, whose failure only leaves them held for
- * maintenance and never fails the enqueue). Cron schedules' part is {@link ScheduleStore}'s.
+ * maintenance and never fails the enqueue), with one exception no store can avoid: when the connection is
+ * lost while the write commits (its answer never arrives), the write may have happened. An enqueue with an
+ * idempotency key can be retried safely after any failure. Cron schedules' part is {@link ScheduleStore}'s.
  */
 public interface JobStore extends ScheduleStore, ApiKeyStore {
 
