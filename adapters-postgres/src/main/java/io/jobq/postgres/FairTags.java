@@ -84,6 +84,9 @@ final class FairTags {
      * So is every job of a work queue: {@link #RELEASE} tags it from the tenant's estimate.
      * Binds: {0} queue, {1} tenant, {2} task, {3} n, {4} max attempts, {5} idempotency key, {6} payloads,
      * {7} priority.
+     * Notifies only when a job was inserted queued: held jobs wake no worker (a capped tenant at its cap would
+     * wake every idle one for nothing), and {@link #RELEASE} notifies for the ones it releases. (An aggregate,
+     * so the join keeps its one row when nothing is notified.)
      * Returns the inserted rows in payload order; none when the idempotency key was taken (the caller rolls
      * back, undoing the charge).
      */
@@ -113,7 +116,7 @@ final class FairTags {
                 RETURNING *
             )
             SELECT i.* FROM inserted i
-            CROSS JOIN (SELECT pg_notify('%s', {0}) FROM (SELECT 1 FROM inserted LIMIT 1) any_row) notified
+            CROSS JOIN (SELECT max(pg_notify('%s', {0})::text) FROM (SELECT 1 FROM inserted WHERE state = 'queued' LIMIT 1) any_queued) notified
             ORDER BY i.id""".formatted(queueVirtualTime("{0}"), chargesWork("{0}"), Enqueuer.CHANNEL);
 
     /**

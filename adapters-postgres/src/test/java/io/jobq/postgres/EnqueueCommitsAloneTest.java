@@ -27,6 +27,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -156,6 +158,29 @@ class EnqueueCommitsAloneTest extends PostgresStoreTestCase {
         }
         assertThat(count("tenant = 'a' AND state = 'queued'")).as("queued, at most the cap").isEqualTo(2);
         assertThat(count("tenant = 'a' AND state = 'held'")).isEqualTo(threads * each - 2);
+    }
+
+    /**
+     * A job held at the cap wakes no worker: nothing became claimable (the release notifies for what it
+     * releases). The enqueue that is queued notifies as always; the first enqueue shows the listener hears.
+     */
+    @Test
+    void aJobHeldAtTheCapWakesNoWorker() throws Exception {
+        cap(A, 1);
+        try (Connection listener = db.newConnection()) {
+            try (var st = listener.createStatement()) {
+                st.execute("LISTEN " + Enqueuer.CHANNEL);
+            }
+            PGConnection pg = listener.unwrap(PGConnection.class);
+            assertThat(store.enqueue(NewJob.of(A, Q, TASK, "{}")).job().state()).isEqualTo(JobState.QUEUED);
+            PGNotification[] first = pg.getNotifications(2_000);
+            assertThat(first).as("the queued job's notification").isNotEmpty();
+
+            assertThat(store.enqueue(NewJob.of(A, Q, TASK, "{}")).job().state()).isEqualTo(JobState.HELD);
+            assertThat(store.enqueueBatch(new NewJobBatch(A, Q, TASK, List.of("{}", "{}"), 5, Duration.ZERO))).hasSize(2);
+            PGNotification[] afterHeld = pg.getNotifications(500);
+            assertThat(afterHeld == null ? 0 : afterHeld.length).as("notifications for held jobs").isZero();
+        }
     }
 
     /** A job gone before the re-read (run, finished, deleted by retention) is answered as inserted, never as null. */
