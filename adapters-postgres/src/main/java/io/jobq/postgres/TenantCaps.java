@@ -223,11 +223,7 @@ final class TenantCaps {
      * @return how many jobs became queued
      */
     static int releaseWaiting(DSLContext dsl, String queue, String tenant) {
-        return dsl.transactionResult(cfg -> {
-            DSLContext tx = cfg.dsl();
-            if (tx.resultQuery(JobqSchema.of(tx).sql(LOCK_WAITING), queue, tenant).fetch().isEmpty()) return 0;
-            return release(tx, queue, tenant);
-        });
+        return dsl.transactionResult(cfg -> lockAndRelease(cfg.dsl(), new TreeSet<>(List.of(new Key(queue, tenant))), LOCK_WAITING));
     }
 
     /**
@@ -245,15 +241,16 @@ final class TenantCaps {
                         ended.measuredKeys.stream().map(Key::tenant).toArray(String[]::new),
                         ended.measuredMs.toArray(Double[]::new), ended.chargedMs.toArray(Double[]::new));
             }
-            return lockAndRelease(tx, ended.gated);
+            return lockAndRelease(tx, ended.gated, LOCK);
         });
     }
 
-    private static int lockAndRelease(DSLContext tx, SortedSet<Key> keys) {
+    /** Locks the rows of {@code keys} with {@code lock} ({@link #LOCK} or {@link #LOCK_WAITING}), sorted, and releases for each locked. */
+    private static int lockAndRelease(DSLContext tx, SortedSet<Key> keys, String lock) {
         {
             List<Key> locked = new ArrayList<>();
             for (Key k : keys) {
-                if (tx.resultQuery(JobqSchema.of(tx).sql(LOCK), k.queue(), k.tenant()).fetch().isNotEmpty()) locked.add(k);
+                if (tx.resultQuery(JobqSchema.of(tx).sql(lock), k.queue(), k.tenant()).fetch().isNotEmpty()) locked.add(k);
             }
             int released = 0;
             for (Key k : locked) released += release(tx, k.queue(), k.tenant());
@@ -275,7 +272,7 @@ final class TenantCaps {
         for (Key k : keys) {
             try {
                 released += PostgresJobStore.run("release held jobs",
-                        () -> dsl.transactionResult(cfg -> lockAndRelease(cfg.dsl(), new TreeSet<>(List.of(k)))));
+                        () -> dsl.transactionResult(cfg -> lockAndRelease(cfg.dsl(), new TreeSet<>(List.of(k)), LOCK)));
             } catch (StoreUnavailableException e) {
                 throw e;
             } catch (RuntimeException e) {
